@@ -1,0 +1,40 @@
+//! `slicc-browsers`: list this machine's browsers, check URLs against the protected origins,
+//! run the conformance files, launch a browser for seven, and validate the crate's files.
+
+mod args;
+mod validate;
+
+use std::process::ExitCode;
+
+use args::Args;
+
+const USAGE: &str = "\
+usage: slicc-browsers <command> [options]
+
+commands:
+  validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
+  help                show this text
+";
+
+fn main() -> ExitCode {
+    let mut args = Args::from_env();
+    let Some(command) = args.next_positional() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "validate" => validate::run(args),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("slicc-browsers: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Origins as discovery compares them, and the seven-origin rule.
+
+use std::fmt;
+
+use super::Catalog;
+
+/// A `scheme://host[:port]` origin, normalised: scheme and host in lower case, the scheme's
+/// default port (443 for https and wss, 80 for http and ws) left out.
+///
+/// This reads the canonical URLs a browser reports (`/json/list`) and the origins a user passes;
+/// it is not a WHATWG parser (the `protected` feature has one for security decisions).
+///
+/// ```
+/// use slicc_browsers::catalog::Origin;
+/// let o = Origin::parse("https://Seven.Sliccy.AI:443/path?q#f").unwrap();
+/// assert_eq!(o.to_string(), "https://seven.sliccy.ai");
+/// assert_eq!(Origin::parse("https://seven.sliccy.ai:8443/").unwrap().port, Some(8443));
+/// assert!(Origin::parse("about:blank").is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Origin {
+    /// The scheme, lower case.
+    pub scheme: String,
+    /// The host, lower case; an IPv6 host keeps its brackets.
+    pub host: String,
+    /// The port, absent when it is the scheme's default.
+    pub port: Option<u16>,
+}
+
+/// The default port of a scheme, if it has one.
+pub(crate) fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "https" | "wss" => Some(443),
+        "http" | "ws" => Some(80),
+        "ftp" => Some(21),
+        _ => None,
+    }
+}
+
+impl Origin {
+    /// The origin of `url`, or `None` when it has no `scheme://host` authority or a bad port.
+    pub fn parse(url: &str) -> Option<Origin> {
+        let url = url.trim();
+        let colon = url.find(':')?;
+        let scheme = &url[..colon];
+        let mut chars = scheme.chars();
+        if !chars.next()?.is_ascii_alphabetic()
+            || !chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        {
+            return None;
+        }
+        let scheme = scheme.to_ascii_lowercase();
+        let rest = url[colon + 1..].strip_prefix("//")?;
+        let end = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+        let authority = &rest[..end];
+        // Userinfo is not part of the origin.
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        let (host, port) = if authority.starts_with('[') {
+            let close = authority.find(']')?;
+            let host = &authority[..=close];
+            match &authority[close + 1..] {
+                "" => (host, None),
+                p => (host, Some(p.strip_prefix(':')?)),
+            }
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h, Some(p)),
+                None => (authority, None),
+            }
+        };
+        if host.is_empty() {
+            return None;
+        }
+        let port = match port {
+            None | Some("") => None,
+            Some(p) => {
+                if !p.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let n: u16 = p.parse().ok()?;
+                Some(n)
+            }
+        };
+        let port = port.filter(|p| Some(*p) != default_port(&scheme));
+        Some(Origin {
+            scheme,
+            host: host.to_ascii_lowercase(),
+            port,
+        })
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}", self.scheme, self.host)?;
+        if let Some(port) = self.port {
+            write!(f, ":{port}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Catalog {
+    /// Whether the URL's origin is one of seven's: `https://<label>.sliccy.ai` (by
+    /// `seven.originHostPattern`, without the excluded labels and label prefixes, never the bare
+    /// apex) on the default port, or one of `extra_origins`, compared without the default port.
+    ///
+    /// ```
+    /// let cat = slicc_browsers::shared_catalog();
+    /// let none: &[&str] = &[];
+    /// assert!(cat.is_seven_origin("https://seven.sliccy.ai/x?y#z", none));
+    /// assert!(cat.is_seven_origin("https://seven.sliccy.ai:443", none));
+    /// assert!(!cat.is_seven_origin("https://seven.sliccy.ai:8443", none));
+    /// assert!(!cat.is_seven_origin("https://www.sliccy.ai", none));
+    /// assert!(!cat.is_seven_origin("https://vault-feature-x.sliccy.ai", none));
+    /// assert!(!cat.is_seven_origin("https://sliccy.ai", none));
+    /// assert!(!cat.is_seven_origin("http://seven.sliccy.ai", none));
+    /// assert!(cat.is_seven_origin("http://127.0.0.1:5710/", &["http://127.0.0.1:5710"]));
+    /// ```
+    pub fn is_seven_origin<S: AsRef<str>>(&self, url: &str, extra_origins: &[S]) -> bool {
+        let Some(origin) = Origin::parse(url) else {
+            return false;
+        };
+        if self.is_seven_host_origin(&origin) {
+            return true;
+        }
+        extra_origins
+            .iter()
+            .filter_map(|extra| Origin::parse(extra.as_ref()))
+            .any(|extra| extra == origin)
+    }
+
+    /// The catalog rule alone: scheme, default port, host pattern and exclusions.
+    fn is_seven_host_origin(&self, origin: &Origin) -> bool {
+        if origin.scheme != self.seven.origin_scheme || origin.port.is_some() {
+            return false;
+        }
+        let Some(re) = self.origin_host_regex() else {
+            return false;
+        };
+        let Some(caps) = re.captures(&origin.host) else {
+            return false;
+        };
+        // The pattern is anchored by convention; insist on a whole-host match regardless.
+        if caps.get(0).map(|m| m.as_str()) != Some(origin.host.as_str()) {
+            return false;
+        }
+        let label = caps.get(1).map_or("", |m| m.as_str());
+        !label.is_empty()
+            && !self.seven.excluded_labels.iter().any(|l| l == label)
+            && !self
+                .seven
+                .excluded_label_prefixes
+                .iter()
+                .any(|p| label.starts_with(p.as_str()))
+    }
+}

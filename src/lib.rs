@@ -1,0 +1,60 @@
+//! # slicc-browsers
+//!
+//! The single source of truth for how SLICC finds, ranks, launches and fences off web browsers.
+//!
+//! The data files are the product: [`CATALOG`] (every Chromium browser, Electron apps, ranking,
+//! discovery rules, seven's flags and prefs, protected origins, profiles and launch arguments),
+//! the JSON Schemas beside it, the discovery conformance corpus, the protected-origin vectors and
+//! the guard vectors. The code types them, checks them, and implements the rules they describe,
+//! so that slicc-cli (Go), slicc-cdp (Rust, also on `wasm32-wasip1`) and every CDP guard give the
+//! same answers.
+//!
+//! With no features the crate has no dependencies and gives the files as `&str` constants:
+//!
+//! ```
+//! assert!(slicc_browsers::CATALOG.contains("\"browsers\""));
+//! assert_eq!(slicc_browsers::SCHEMA, 1);
+//! ```
+//!
+//! | feature | gives |
+//! | --- | --- |
+//! | (none) | the `&str` constants of every shipped file and schema, [`SCHEMA`] |
+//! | `serde` | the typed [`Catalog`], `Catalog::parse`, `catalog()`, seven origins, locations |
+//! | `protected` | `protected::Matcher`: URLs, targets, cookie domains, storage keys |
+//! | `corpus` | `CORPUS`, `PROTECTED`, `GUARD_VECTORS` and the corpus, vector and guard modules |
+//! | `discovery` | `discovery::discover` and the output schema 1 types |
+//! | `launch` | seven's profiles, launch arguments and prefs |
+//! | `cli` | the `slicc-browsers` command line and `validate` |
+#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+/// The schema version of every file this crate ships (`"schema": 1`).
+pub const SCHEMA: u32 = 1;
+
+/// `catalog.json`: the browsers, Electron apps, ranking, discovery rules, seven's flags and prefs,
+/// protected origins, profiles, launch arguments and platform locations.
+pub const CATALOG: &str = include_str!("../catalog.json");
+
+/// `schema/catalog.schema.json`: the JSON Schema (2020-12) of [`CATALOG`].
+pub const CATALOG_SCHEMA: &str = include_str!("../schema/catalog.schema.json");
+
+/// `schema/browsers.schema.json`: the JSON Schema of output schema 1, what `slicc browsers --json`
+/// and `playwright-cli list --json` print.
+pub const BROWSERS_SCHEMA: &str = include_str!("../schema/browsers.schema.json");
+
+mod error;
+pub use error::Error;
+
+#[cfg(feature = "serde")]
+pub mod catalog;
+#[cfg(feature = "serde")]
+pub use catalog::{catalog, shared_catalog, Catalog};
+
+#[cfg(feature = "cli")]
+pub mod validate;
+
+// The README's examples run as doctests, so they can't go stale.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,119 @@
+//! Validation of the crate's files (feature `cli`): each file against its JSON Schema, then
+//! every rule a schema cannot say.
+//!
+//! [`validate_dir`] checks a directory laid out like this crate (the shipped files by default,
+//! or a broken copy in a test) and returns every problem found, each with the file, the JSON
+//! path and the rule it breaks.
+
+mod catalog;
+
+pub use catalog::catalog_rules;
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::Value;
+
+/// One problem found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file, relative to the validated directory, such as `catalog.json`.
+    pub file: String,
+    /// The JSON pointer of the value, such as `/browsers/3/id` (empty for the whole file).
+    pub path: String,
+    /// The rule broken, such as `schema` or `unique-ids`.
+    pub rule: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    /// A problem in `file` at `path`, breaking `rule`.
+    pub fn new(
+        file: impl Into<String>,
+        path: impl Into<String>,
+        rule: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Problem {
+        Problem {
+            file: file.into(),
+            path: path.into(),
+            rule: rule.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() { "/" } else { &self.path };
+        write!(f, "{}: {}: [{}] {}", self.file, path, self.rule, self.message)
+    }
+}
+
+/// Validates every file of a crate directory: `catalog.json` and whichever of the corpus,
+/// `protected.json` and `guard-vectors.json` it holds, each against its schema in `schema/`.
+pub fn validate_dir(dir: &Path) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let Some(catalog) = read_json(dir, "catalog.json", &mut problems) else {
+        return problems;
+    };
+    problems.extend(check_schema(dir, "catalog.json", "catalog.schema.json", &catalog));
+    problems.extend(catalog_rules("catalog.json", &catalog));
+    problems
+}
+
+/// Reads and parses `dir/file`, recording a problem (and returning `None`) when it can't.
+pub fn read_json(dir: &Path, file: &str, problems: &mut Vec<Problem>) -> Option<Value> {
+    let path = dir.join(file);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            problems.push(Problem::new(file, "", "readable", format!("cannot read {}: {e}", path.display())));
+            return None;
+        }
+    };
+    match serde_json::from_str(&text) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            problems.push(Problem::new(file, "", "json", e.to_string()));
+            None
+        }
+    }
+}
+
+/// Validates `value` (the contents of `file`) against `dir/schema/<schema>`.
+pub fn check_schema(dir: &Path, file: &str, schema: &str, value: &Value) -> Vec<Problem> {
+    let schema_file = format!("schema/{schema}");
+    let mut problems = Vec::new();
+    let Some(schema_value) = read_json(dir, &schema_file, &mut problems) else {
+        return problems;
+    };
+    schema_problems(file, &schema_file, &schema_value, value)
+}
+
+/// Validates `value` (the contents of `file`) against an already parsed schema.
+pub fn schema_problems(file: &str, schema_file: &str, schema: &Value, value: &Value) -> Vec<Problem> {
+    let validator = match jsonschema::draft202012::options().build(schema) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![Problem::new(schema_file, "", "schema-compiles", e.to_string())];
+        }
+    };
+    validator
+        .iter_errors(value)
+        .map(|e| Problem::new(file, e.instance_path().to_string(), "schema", e.to_string()))
+        .collect()
+}
+
+/// The JSON pointer of `segments` (each escaped as RFC 6901 says).
+pub fn pointer<I, S>(segments: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: fmt::Display,
+{
+    segments
+        .into_iter()
+        .map(|s| format!("/{}", s.to_string().replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
