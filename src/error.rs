@@ -61,7 +61,10 @@ impl fmt::Display for Error {
                 }
             }
             Error::Schema { what, found } => {
-                write!(f, "{what}: schema {found} is not supported (this crate reads schema 1)")
+                write!(
+                    f,
+                    "{what}: schema {found} is not supported (this crate reads schema 1)"
+                )
             }
             Error::Invalid { path, message } => write!(f, "{path}: {message}"),
         }

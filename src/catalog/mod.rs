@@ -165,7 +165,10 @@ impl Catalog {
                     let _ = cell.set(Some(re));
                 }
                 Err(e) => {
-                    return Err(Error::invalid(path, format!("pattern does not compile: {e}")));
+                    return Err(Error::invalid(
+                        path,
+                        format!("pattern does not compile: {e}"),
+                    ));
                 }
             }
         }
@@ -238,7 +241,8 @@ impl Catalog {
 
     /// Whether `name` is a valid SLICC profile name (`profiles.namePattern`).
     pub fn valid_profile_name(&self, name: &str) -> bool {
-        compiled(&self.patterns.name, &self.profiles.name_pattern).is_some_and(|re| re.is_match(name))
+        compiled(&self.patterns.name, &self.profiles.name_pattern)
+            .is_some_and(|re| re.is_match(name))
     }
 
     /// Whether a dir name in six's root is one of six's profiles (`profiles.sixProfilePattern`,
@@ -253,10 +257,7 @@ impl Catalog {
 
     /// The catalog's `seven.originHostPattern`, compiled.
     pub(crate) fn origin_host_regex(&self) -> Option<&Regex> {
-        compiled(
-            &self.patterns.origin_host,
-            &self.seven.origin_host_pattern,
-        )
+        compiled(&self.patterns.origin_host, &self.seven.origin_host_pattern)
     }
 }
 

@@ -66,7 +66,9 @@ impl Location {
         if let Some(absolute) = &self.absolute {
             return Some(absolute.clone());
         }
-        self.home.as_ref().map(|segments| join_path(os, home, segments))
+        self.home
+            .as_ref()
+            .map(|segments| join_path(os, home, segments))
     }
 }
 
@@ -126,7 +128,13 @@ impl Catalog {
     /// macOS: the config dir + `macos.dataDir`. Windows: the `dataRoot` root + `dataDir`.
     /// Linux: the config dir + `configDir`, then the flatpak's `~/.var/app/<id>/config` +
     /// `configDir`, then the snap's `~/snap/<snap>/common` + `snapDataDir`.
-    pub fn user_data_dirs(&self, browser: &Browser, os: Os, home: &str, env: Env<'_>) -> Vec<String> {
+    pub fn user_data_dirs(
+        &self,
+        browser: &Browser,
+        os: Os,
+        home: &str,
+        env: Env<'_>,
+    ) -> Vec<String> {
         let mut dirs = Vec::new();
         match os {
             Os::Macos => {

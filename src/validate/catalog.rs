@@ -16,7 +16,10 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
     let mut problem = |path: String, rule: &str, message: String| {
         out.push(Problem::new(file, path, rule, message));
     };
-    let browsers = catalog["browsers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let browsers = catalog["browsers"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let apps = catalog["electron"]["macosApps"]
         .as_array()
         .map(Vec::as_slice)
@@ -39,13 +42,26 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         if let Some(name) = b["name"].as_str() {
             let here = pointer(["browsers".to_string(), i.to_string(), "name".into()]);
             if let Some(first) = names.insert(name, here.clone()) {
-                problem(here, "unique-names", format!("name {name:?} is also {first}"));
+                problem(
+                    here,
+                    "unique-names",
+                    format!("name {name:?} is also {first}"),
+                );
             }
         }
         if let Some(bundle) = b["macos"]["bundleId"].as_str() {
-            let here = pointer(["browsers".to_string(), i.to_string(), "macos".into(), "bundleId".into()]);
+            let here = pointer([
+                "browsers".to_string(),
+                i.to_string(),
+                "macos".into(),
+                "bundleId".into(),
+            ]);
             if let Some(first) = bundles.insert(bundle, here.clone()) {
-                problem(here, "unique-bundle-ids", format!("bundle id {bundle:?} is also {first}"));
+                problem(
+                    here,
+                    "unique-bundle-ids",
+                    format!("bundle id {bundle:?} is also {first}"),
+                );
             }
         }
     }
@@ -55,13 +71,21 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         if let Some(bundle) = app["bundleId"].as_str() {
             let here = pointer(base.iter().cloned().chain(["bundleId".to_string()]));
             if let Some(first) = bundles.insert(bundle, here.clone()) {
-                problem(here, "unique-bundle-ids", format!("bundle id {bundle:?} is also {first}"));
+                problem(
+                    here,
+                    "unique-bundle-ids",
+                    format!("bundle id {bundle:?} is also {first}"),
+                );
             }
         }
         if let Some(name) = app["name"].as_str() {
             let here = pointer(base.iter().cloned().chain(["name".to_string()]));
             if let Some(first) = app_names.insert(name, here.clone()) {
-                problem(here, "unique-names", format!("Electron app name {name:?} is also {first}"));
+                problem(
+                    here,
+                    "unique-names",
+                    format!("Electron app name {name:?} is also {first}"),
+                );
             }
         }
     }
@@ -76,7 +100,13 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
             if let Some(root) = root.as_str() {
                 if !known_root(root) {
                     problem(
-                        pointer(["browsers".to_string(), i.to_string(), "windows".into(), "roots".into(), j.to_string()]),
+                        pointer([
+                            "browsers".to_string(),
+                            i.to_string(),
+                            "windows".into(),
+                            "roots".into(),
+                            j.to_string(),
+                        ]),
                         "windows-roots",
                         format!("{root:?} is not a key of /platforms/windows/roots"),
                     );
@@ -86,7 +116,12 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         if let Some(root) = w["dataRoot"].as_str() {
             if !known_root(root) {
                 problem(
-                    pointer(["browsers".to_string(), i.to_string(), "windows".into(), "dataRoot".into()]),
+                    pointer([
+                        "browsers".to_string(),
+                        i.to_string(),
+                        "windows".into(),
+                        "dataRoot".into(),
+                    ]),
                     "windows-roots",
                     format!("{root:?} is not a key of /platforms/windows/roots"),
                 );
@@ -97,7 +132,11 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
     // rank.chromeId names a browser.
     if let Some(chrome) = catalog["rank"]["chromeId"].as_str() {
         if !ids.contains_key(chrome) {
-            problem("/rank/chromeId".into(), "chrome-id", format!("{chrome:?} is not a browser id"));
+            problem(
+                "/rank/chromeId".into(),
+                "chrome-id",
+                format!("{chrome:?} is not a browser id"),
+            );
         }
     }
 
@@ -113,7 +152,9 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
     let tiers = &catalog["rank"]["tiers"];
     let mut previous: Option<(&str, u64)> = None;
     for (name, allowed) in ORDER {
-        let Some(tier) = tiers[name].as_u64() else { continue };
+        let Some(tier) = tiers[name].as_u64() else {
+            continue;
+        };
         let path = format!("/rank/tiers/{name}");
         if !allowed.contains(&tier) {
             problem(
@@ -156,7 +197,10 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
                 problem(
                     path.clone(),
                     "known-tokens",
-                    format!("unknown placeholder {} (only {known} is known here)", m.as_str()),
+                    format!(
+                        "unknown placeholder {} (only {known} is known here)",
+                        m.as_str()
+                    ),
                 );
             }
         }

@@ -46,8 +46,16 @@ impl Problem {
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "/" } else { &self.path };
-        write!(f, "{}: {}: [{}] {}", self.file, path, self.rule, self.message)
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
+        write!(
+            f,
+            "{}: {}: [{}] {}",
+            self.file, path, self.rule, self.message
+        )
     }
 }
 
@@ -58,7 +66,12 @@ pub fn validate_dir(dir: &Path) -> Vec<Problem> {
     let Some(catalog) = read_json(dir, "catalog.json", &mut problems) else {
         return problems;
     };
-    problems.extend(check_schema(dir, "catalog.json", "catalog.schema.json", &catalog));
+    problems.extend(check_schema(
+        dir,
+        "catalog.json",
+        "catalog.schema.json",
+        &catalog,
+    ));
     problems.extend(catalog_rules("catalog.json", &catalog));
     problems
 }
@@ -69,7 +82,12 @@ pub fn read_json(dir: &Path, file: &str, problems: &mut Vec<Problem>) -> Option<
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) => {
-            problems.push(Problem::new(file, "", "readable", format!("cannot read {}: {e}", path.display())));
+            problems.push(Problem::new(
+                file,
+                "",
+                "readable",
+                format!("cannot read {}: {e}", path.display()),
+            ));
             return None;
         }
     };
@@ -93,11 +111,21 @@ pub fn check_schema(dir: &Path, file: &str, schema: &str, value: &Value) -> Vec<
 }
 
 /// Validates `value` (the contents of `file`) against an already parsed schema.
-pub fn schema_problems(file: &str, schema_file: &str, schema: &Value, value: &Value) -> Vec<Problem> {
+pub fn schema_problems(
+    file: &str,
+    schema_file: &str,
+    schema: &Value,
+    value: &Value,
+) -> Vec<Problem> {
     let validator = match jsonschema::draft202012::options().build(schema) {
         Ok(v) => v,
         Err(e) => {
-            return vec![Problem::new(schema_file, "", "schema-compiles", e.to_string())];
+            return vec![Problem::new(
+                schema_file,
+                "",
+                "schema-compiles",
+                e.to_string(),
+            )];
         }
     };
     validator

@@ -24,10 +24,17 @@ impl Args {
 
     /// Takes the next argument that is not an option, if any.
     pub fn next_positional(&mut self) -> Option<String> {
-        let i = self.rest.iter().position(|a| !a.starts_with("--") || a == "--")?;
+        let i = self
+            .rest
+            .iter()
+            .position(|a| !a.starts_with("--") || a == "--")?;
         if self.rest[i] == "--" {
             self.rest.remove(i);
-            return if i < self.rest.len() { self.rest.remove(i) } else { None };
+            return if i < self.rest.len() {
+                self.rest.remove(i)
+            } else {
+                None
+            };
         }
         self.rest.remove(i)
     }
