@@ -2,14 +2,11 @@
 //! notes forbid, and every browser has a recorded source.
 #![cfg(feature = "cli")]
 
-use std::path::Path;
+mod common;
 
+use common::crate_dir;
 use serde_json::{json, Value};
 use slicc_browsers::validate::{schema_problems, validate_dir, Problem};
-
-fn crate_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn parse(what: &str, text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{what} is not JSON: {e}"))
@@ -63,7 +60,7 @@ fn remove(value: &mut Value, pointer: &str) {
 
 #[test]
 fn shipped_files_have_no_problems() {
-    let problems = validate_dir(crate_dir());
+    let problems = validate_dir(&crate_dir());
     assert!(problems.is_empty(), "validate found:{}", listed(&problems));
 }
 
@@ -75,44 +72,6 @@ fn shipped_catalog_matches_its_schema() {
         "catalog.json against its schema:{}",
         listed(&problems)
     );
-}
-
-#[test]
-fn catalog_starts_with_sliccs_rank_order() {
-    // facts.md, "Rank priority order" (Sliccstart AppOrdering.swift), as catalog ids.
-    const SLICC_ORDER: [&str; 19] = [
-        "chrome",
-        "edge",
-        "brave",
-        "opera",
-        "vivaldi",
-        "arc",
-        "atlas",
-        "dia",
-        "chrome-beta",
-        "chrome-dev",
-        "chrome-canary",
-        "brave-beta",
-        "brave-nightly",
-        "edge-beta",
-        "edge-dev",
-        "edge-canary",
-        "vivaldi-snapshot",
-        "chrome-for-testing",
-        "chromium",
-    ];
-    let cat = catalog();
-    let ids: Vec<&str> = cat["browsers"]
-        .as_array()
-        .expect("browsers is an array")
-        .iter()
-        .filter_map(|b| b["id"].as_str())
-        .collect();
-    assert!(
-        ids.len() > SLICC_ORDER.len(),
-        "the further browsers follow SLICC's 19"
-    );
-    assert_eq!(&ids[..SLICC_ORDER.len()], &SLICC_ORDER[..]);
 }
 
 /// Each broken copy: what it breaks, the edit, and the JSON pointer a problem must name.
