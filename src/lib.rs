@@ -43,6 +43,15 @@ pub const CATALOG_SCHEMA: &str = include_str!("../schema/catalog.schema.json");
 /// and `playwright-cli list --json` print.
 pub const BROWSERS_SCHEMA: &str = include_str!("../schema/browsers.schema.json");
 
+/// `schema/corpus.schema.json`: the JSON Schema (2020-12) of `corpus.json`, the discovery
+/// conformance corpus; its `expected` documents refer to [`BROWSERS_SCHEMA`].
+pub const CORPUS_SCHEMA: &str = include_str!("../schema/corpus.schema.json");
+
+/// `corpus.json`: every discovery conformance case, generated from `corpus/` (see
+/// [`corpus::build`]).
+#[cfg(feature = "corpus")]
+pub const CORPUS: &str = include_str!("../corpus.json");
+
 mod error;
 pub use error::Error;
 
@@ -50,6 +59,9 @@ pub use error::Error;
 pub mod catalog;
 #[cfg(feature = "serde")]
 pub use catalog::{catalog, shared_catalog, Catalog};
+
+#[cfg(feature = "corpus")]
+pub mod corpus;
 
 #[cfg(feature = "cli")]
 pub mod validate;

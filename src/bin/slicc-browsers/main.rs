@@ -2,6 +2,7 @@
 //! run the conformance files, launch a browser for seven, and validate the crate's files.
 
 mod args;
+mod corpus;
 mod validate;
 
 use std::process::ExitCode;
@@ -13,6 +14,8 @@ usage: slicc-browsers <command> [options]
 
 commands:
   validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
+  corpus build [DIR] [--check]
+                      regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
   help                show this text
 ";
 
@@ -24,6 +27,7 @@ fn main() -> ExitCode {
     };
     let result = match command.as_str() {
         "validate" => validate::run(args),
+        "corpus" => corpus::run(args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(ExitCode::SUCCESS)

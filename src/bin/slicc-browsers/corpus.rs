@@ -1,0 +1,50 @@
+//! `slicc-browsers corpus build [DIR] [--check]`: regenerates `corpus.json` from `corpus/`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::args::Args;
+
+/// Runs a `corpus` subcommand.
+pub fn run(mut args: Args) -> Result<ExitCode, String> {
+    match args.next_positional().as_deref() {
+        Some("build") => build(args),
+        Some(other) => Err(format!("unknown corpus command {other:?} (expected build)")),
+        None => Err("corpus needs a command: build".into()),
+    }
+}
+
+/// Writes DIR/corpus.json (the crate's own by default); with `--check`, only reports
+/// whether it is up to date.
+fn build(mut args: Args) -> Result<ExitCode, String> {
+    let check = args.flag("--check");
+    let dir = args
+        .next_positional()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    args.finish()?;
+    let text = slicc_browsers::corpus::build(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("corpus.json");
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if check {
+        if current == text {
+            println!("{}: up to date", path.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!(
+            "{}: stale; run `slicc-browsers corpus build`",
+            path.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    if current != text {
+        std::fs::write(&path, &text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let cases = slicc_browsers::corpus::Corpus::parse(&text)
+        .map_err(|e| e.to_string())?
+        .cases
+        .len();
+    println!("{}: {cases} cases", path.display());
+    Ok(ExitCode::SUCCESS)
+}
