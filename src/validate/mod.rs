@@ -6,8 +6,11 @@
 //! path and the rule it breaks.
 
 mod catalog;
+mod corpus;
+mod corpus_case;
 
 pub use catalog::catalog_rules;
+pub use corpus::corpus_rules;
 
 use std::fmt;
 use std::path::Path;
@@ -73,6 +76,7 @@ pub fn validate_dir(dir: &Path) -> Vec<Problem> {
         &catalog,
     ));
     problems.extend(catalog_rules("catalog.json", &catalog));
+    problems.extend(corpus_rules(dir, &catalog));
     problems
 }
 
