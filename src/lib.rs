@@ -63,6 +63,9 @@ pub use catalog::{catalog, shared_catalog, Catalog};
 #[cfg(feature = "corpus")]
 pub mod corpus;
 
+#[cfg(feature = "discovery")]
+pub mod discovery;
+
 #[cfg(feature = "cli")]
 pub mod validate;
 

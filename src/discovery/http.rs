@@ -1,0 +1,236 @@
+//! A small HTTP/1.1 client over `TcpStream`: one GET, bounded in time and size.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use super::flag::authority;
+use super::host::{Http, Request};
+
+/// The largest status line and header block read.
+const HEADER_LIMIT: usize = 64 * 1024;
+
+/// The addresses of `host:port`: an IP literal as is, a name through the resolver.
+fn addresses(host: &str, port: u16) -> Vec<SocketAddr> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return vec![SocketAddr::new(ip, port)];
+    }
+    (host, port)
+        .to_socket_addrs()
+        .map(|a| a.collect())
+        .unwrap_or_default()
+}
+
+/// A connection to `host:port` within `timeout` per address.
+pub(crate) fn connect(host: &str, port: u16, timeout: Duration) -> Option<TcpStream> {
+    addresses(host, port)
+        .into_iter()
+        .find_map(|addr| TcpStream::connect_timeout(&addr, timeout).ok())
+}
+
+/// One GET: refused when no connection is made, no answer when the whole response does not
+/// arrive before `deadline` or is malformed or too large.
+pub(crate) fn get(
+    request: &Request,
+    connect_timeout: Duration,
+    response_timeout: Duration,
+) -> Http {
+    let Some(mut stream) = connect(&request.host, request.port, connect_timeout) else {
+        return Http::Refused;
+    };
+    let deadline = Instant::now() + response_timeout;
+    let _ = stream.set_nodelay(true);
+    let head = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+        request.path,
+        authority(&request.host, request.port)
+    );
+    let _ = stream.set_write_timeout(Some(response_timeout));
+    if stream.write_all(head.as_bytes()).is_err() {
+        return Http::NoAnswer;
+    }
+    let cap = request.limit.saturating_add(HEADER_LIMIT);
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Http::NoAnswer;
+        }
+        let _ = stream.set_read_timeout(Some((deadline - now).max(Duration::from_millis(1))));
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                if buf.len() > cap {
+                    return Http::NoAnswer;
+                }
+                if let Some(Ok(response)) = parse(&buf, request.limit, false) {
+                    return response;
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                return Http::NoAnswer
+            }
+            Err(_) => break,
+        }
+    }
+    match parse(&buf, request.limit, true) {
+        Some(Ok(response)) => response,
+        _ => Http::NoAnswer,
+    }
+}
+
+/// Parses a response: `None` while incomplete, `Some(Err)` when malformed or too large.
+/// With `eof`, a body without a length runs to the end.
+fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
+    let Some(end) = find(buf, b"\r\n\r\n") else {
+        return (eof || buf.len() > HEADER_LIMIT).then_some(Err(()));
+    };
+    let Ok(head) = std::str::from_utf8(&buf[..end]) else {
+        return Some(Err(()));
+    };
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let mut parts = status_line.split_whitespace();
+    let version = parts.next().unwrap_or_default();
+    let status = parts.next().and_then(|s| s.parse::<u16>().ok());
+    let (true, Some(status)) = (version.starts_with("HTTP/1."), status) else {
+        return Some(Err(()));
+    };
+    let mut length: Option<usize> = None;
+    let mut chunked = false;
+    for line in lines {
+        let Some((name, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        if name.eq_ignore_ascii_case("content-length") {
+            match value.parse() {
+                Ok(n) => length = Some(n),
+                Err(_) => return Some(Err(())),
+            }
+        } else if name.eq_ignore_ascii_case("transfer-encoding")
+            && value.to_ascii_lowercase().contains("chunked")
+        {
+            chunked = true;
+        }
+    }
+    let rest = &buf[end + 4..];
+    let body = if chunked {
+        match dechunk(rest, limit) {
+            Some(Ok(body)) => body,
+            Some(Err(())) => return Some(Err(())),
+            None if eof => return Some(Err(())),
+            None => return None,
+        }
+    } else if let Some(n) = length {
+        if n > limit {
+            return Some(Err(()));
+        }
+        if rest.len() < n {
+            return eof.then_some(Err(()));
+        }
+        rest[..n].to_vec()
+    } else if eof {
+        rest.to_vec()
+    } else {
+        return None;
+    };
+    if body.len() > limit {
+        return Some(Err(()));
+    }
+    Some(Ok(Http::Response { status, body }))
+}
+
+/// Decodes a chunked body: `None` while incomplete.
+fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = find(data, b"\r\n")?;
+        let Ok(size_text) = std::str::from_utf8(&data[..line_end]) else {
+            return Some(Err(()));
+        };
+        let size_text = size_text.split(';').next().unwrap_or_default().trim();
+        let Ok(size) = usize::from_str_radix(size_text, 16) else {
+            return Some(Err(()));
+        };
+        if size > limit || body.len() + size > limit {
+            return Some(Err(()));
+        }
+        data = &data[line_end + 2..];
+        if size == 0 {
+            return Some(Ok(body));
+        }
+        if data.len() < size + 2 {
+            return None;
+        }
+        body.extend_from_slice(&data[..size]);
+        data = &data[size + 2..];
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(buf: &[u8], eof: bool) -> Option<Result<Http, ()>> {
+        parse(buf, 1000, eof)
+    }
+
+    #[test]
+    fn responses_parse() {
+        let r = ok(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", false);
+        assert_eq!(
+            r,
+            Some(Ok(Http::Response {
+                status: 200,
+                body: b"{}".to_vec()
+            }))
+        );
+        assert_eq!(
+            ok(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{}", false),
+            None
+        );
+        assert_eq!(
+            ok(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n{}", true),
+            Some(Err(()))
+        );
+        let r = ok(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+            false,
+        );
+        assert_eq!(
+            r,
+            Some(Ok(Http::Response {
+                status: 200,
+                body: b"{}".to_vec()
+            }))
+        );
+        let r = ok(b"HTTP/1.0 404 Not Found\r\n\r\nnope", true);
+        assert_eq!(
+            r,
+            Some(Ok(Http::Response {
+                status: 404,
+                body: b"nope".to_vec()
+            }))
+        );
+        assert_eq!(ok(b"SSH-2.0-OpenSSH\r\n\r\n", true), Some(Err(())));
+        assert_eq!(
+            ok(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n", false),
+            Some(Err(()))
+        );
+        assert_eq!(
+            ok(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\n",
+                false
+            ),
+            Some(Err(()))
+        );
+    }
+}
