@@ -162,6 +162,9 @@ impl Options {
     }
 }
 
+/// The host's environment as an owned closure.
+type EnvFn<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 /// What every source reads: the catalog, the host, and the OS layout.
 pub(crate) struct Context<'a> {
     pub catalog: &'a Catalog,
@@ -169,7 +172,7 @@ pub(crate) struct Context<'a> {
     pub os: Os,
     pub home: Option<String>,
     pub self_pid: Option<u32>,
-    env: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    env: EnvFn<'a>,
 }
 
 impl<'a> Context<'a> {
