@@ -25,6 +25,8 @@
 
 mod active_port;
 mod candidate;
+#[cfg(feature = "corpus")]
+pub mod conformance;
 mod fake;
 mod flag;
 mod host;

@@ -2,7 +2,9 @@
 //! run the conformance files, launch a browser for seven, and validate the crate's files.
 
 mod args;
+mod conformance;
 mod corpus;
+mod list;
 mod validate;
 
 use std::process::ExitCode;
@@ -13,6 +15,10 @@ const USAGE: &str = "\
 usage: slicc-browsers <command> [options]
 
 commands:
+  list [--json] [--cdp URL]... [--origin ORIGIN]...
+                      this machine's browsers, ranked (--json: output schema 1)
+  conformance corpus [FILE] [--os darwin|linux|windows]
+                      run a corpus file (the shipped one by default) through discovery
   validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
   corpus build [DIR] [--check]
                       regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
@@ -26,6 +32,8 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let result = match command.as_str() {
+        "list" => list::run(args),
+        "conformance" => conformance::run(args),
         "validate" => validate::run(args),
         "corpus" => corpus::run(args),
         "help" | "--help" | "-h" => {

@@ -1,0 +1,99 @@
+//! `slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...`: this machine's
+//! browsers, ranked.
+
+use std::process::ExitCode;
+
+use slicc_browsers::catalog::Os;
+use slicc_browsers::discovery::{discover, installed, Entry, Options, Output, SystemHost};
+
+use crate::args::Args;
+
+/// Discovers, ranks and prints: a table, or output schema 1 with `--json`.
+pub fn run(mut args: Args) -> Result<ExitCode, String> {
+    let json = args.flag("--json");
+    let cdp = args.values("--cdp")?;
+    let origins = args.values("--origin")?;
+    args.finish()?;
+    let os = Os::current().ok_or("list runs on macOS, Linux and Windows only")?;
+    let host = SystemHost::new();
+    let mut options = Options::new(os);
+    options.cdp = cdp;
+    options.origins = origins;
+    options.installed = installed::scan(&host, os);
+    let output = discover(&host, &options);
+    if json {
+        let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
+        println!("{text}");
+    } else {
+        print!("{}", table(&output));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where an entry was found: the source and dir of an endpoint, the path of an install.
+fn found(entry: &Entry) -> String {
+    if let Some(e) = &entry.endpoint {
+        let mut text = format!("{} {}", e.source.as_str(), e.cdp);
+        if let Some(dir) = e.user_data_dir.as_deref() {
+            text.push_str(&format!(" ({dir})"));
+        }
+        if e.six {
+            text.push_str(" [six]");
+        }
+        if e.ws_only {
+            text.push_str(" [ws only]");
+        }
+        if e.seven_open {
+            text.push_str(&format!(" [{} seven tab(s)]", e.seven_tabs.len()));
+        }
+        return text;
+    }
+    match &entry.installed {
+        Some(i) => match &i.via {
+            Some(via) => format!("{} ({via})", i.path),
+            None => i.path.clone(),
+        },
+        None => String::new(),
+    }
+}
+
+/// The ranked list as an aligned table.
+fn table(output: &Output) -> String {
+    if output.entries.is_empty() {
+        return "no browsers found\n".into();
+    }
+    let header = ["TIER", "ID", "NAME", "VERSION", "FOUND"].map(String::from);
+    let rows: Vec<[String; 5]> = output
+        .entries
+        .iter()
+        .map(|e| {
+            [
+                e.tier.to_string(),
+                e.id.clone(),
+                e.name.clone(),
+                e.version.clone().unwrap_or_else(|| "-".into()),
+                found(e),
+            ]
+        })
+        .collect();
+    let mut widths = [0usize; 5];
+    for row in std::iter::once(&header).chain(&rows) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
