@@ -66,6 +66,9 @@ pub mod corpus;
 #[cfg(feature = "discovery")]
 pub mod discovery;
 
+#[cfg(feature = "launch")]
+pub mod launch;
+
 #[cfg(feature = "cli")]
 pub mod validate;
 

@@ -12,10 +12,12 @@
 //! assert_eq!(cat.priority("no-such-browser"), cat.browsers.len());
 //! ```
 
+mod active_port;
 mod enums;
 mod origin;
 mod paths;
 
+pub use active_port::ActivePort;
 pub use enums::{Channel, Engine, Os};
 pub use origin::Origin;
 pub use paths::{join_path, Env};

@@ -4,6 +4,7 @@
 mod args;
 mod conformance;
 mod corpus;
+mod launch;
 mod list;
 mod validate;
 
@@ -19,6 +20,8 @@ commands:
                       this machine's browsers, ranked (--json: output schema 1)
   conformance corpus [FILE] [--os darwin|linux|windows]
                       run a corpus file (the shipped one by default) through discovery
+  launch [--browser <id>] [--profile <name>] [--headless] [--json]
+                      launch a browser for seven in a seven profile and print its endpoint
   validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
   corpus build [DIR] [--check]
                       regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "list" => list::run(args),
         "conformance" => conformance::run(args),
+        "launch" => launch::run(args),
         "validate" => validate::run(args),
         "corpus" => corpus::run(args),
         "help" | "--help" | "-h" => {

@@ -1,0 +1,378 @@
+//! The real-machine side of a launch (not on WASI): this machine's environment and file
+//! system, free ports, starting the browser, waiting for its DevToolsActivePort and asking
+//! its DevTools HTTP endpoint.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::catalog::{ActivePort, Os};
+use crate::Catalog;
+
+use super::{
+    chromium_args, electron_args, installed_executables, resolve_executable, ChromiumOptions,
+    ElectronArgs, Error, Executable, SevenProfile,
+};
+
+/// This process's environment variable `name` (`None` when unset or not Unicode).
+pub fn system_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// This user's home dir: `HOME`, else `USERPROFILE` on Windows.
+pub fn system_home() -> Option<String> {
+    system_env("HOME")
+        .filter(|h| !h.is_empty())
+        .or_else(|| system_env("USERPROFILE").filter(|h| !h.is_empty()))
+}
+
+/// Whether `path` exists on this machine's file system.
+pub fn path_exists(path: &str) -> bool {
+    Path::new(path).exists()
+}
+
+/// `browser`'s executable on this machine ([`resolve_executable`] with the real environment
+/// and file system), or `None` when it is not installed or the OS is not one the catalog knows.
+pub fn find_executable(catalog: &Catalog, browser_id: &str) -> Result<Option<Executable>, Error> {
+    let browser = catalog
+        .browser(browser_id)
+        .ok_or_else(|| Error::UnknownBrowser {
+            id: browser_id.to_string(),
+        })?;
+    let (os, home) = machine()?;
+    let env = system_env;
+    Ok(resolve_executable(
+        catalog,
+        browser,
+        os,
+        &home,
+        &env,
+        &path_exists,
+    ))
+}
+
+/// Every catalog browser installed on this machine, `rank.chromeId` first, then in catalog
+/// priority order ([`installed_executables`] with the real environment and file system).
+pub fn find_installed(catalog: &Catalog) -> Result<Vec<Executable>, Error> {
+    let (os, home) = machine()?;
+    let env = system_env;
+    Ok(installed_executables(
+        catalog,
+        os,
+        &home,
+        &env,
+        &path_exists,
+    ))
+}
+
+/// The OS and home dir of this machine.
+fn machine() -> Result<(Os, String), Error> {
+    let os = Os::current().ok_or_else(|| Error::NoLocation {
+        what: format!("a catalog OS for {}", std::env::consts::OS),
+    })?;
+    let home = system_home().ok_or_else(|| Error::NoLocation {
+        what: "the home dir (HOME is not set)".into(),
+    })?;
+    Ok((os, home))
+}
+
+/// Whether a TCP port can be bound on `127.0.0.1` right now.
+pub fn port_is_free(port: u16) -> bool {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok()
+}
+
+/// [`electron_args`] for this machine: a port that is not reserved, not in `taken`, and that
+/// binds on `127.0.0.1`.
+pub fn electron_args_here(
+    catalog: &Catalog,
+    app_name: &str,
+    taken: &[u16],
+) -> Result<ElectronArgs, Error> {
+    electron_args(catalog, app_name, &|p| {
+        taken.contains(&p) || !port_is_free(p)
+    })
+}
+
+/// Starts `command` (program first) detached from this process's terminal: no stdin, output
+/// discarded, and on Unix in a process group of its own, so a Ctrl-C aimed at the caller does
+/// not reach the browser.
+pub fn spawn(command: &[String]) -> Result<Child, Error> {
+    let Some((program, args)) = command.split_first() else {
+        return Err(Error::Spawn {
+            program: String::new(),
+            message: "empty command".into(),
+        });
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    cmd.spawn().map_err(|e| Error::Spawn {
+        program: program.clone(),
+        message: format!("cannot start: {e}"),
+    })
+}
+
+/// The profile's live DevTools endpoint: its DevToolsActivePort, when the port answers
+/// `/json/version` with a `webSocketDebuggerUrl` whose path is the file's path.
+pub fn live_endpoint(profile_dir: &Path, timeout: Duration) -> Option<(ActivePort, Value)> {
+    let text = std::fs::read_to_string(profile_dir.join(active_port_file())).ok()?;
+    let file = ActivePort::parse(&text)?;
+    let version = get_json(file.port, "/json/version", timeout).ok()?;
+    let ws = version.get("webSocketDebuggerUrl")?.as_str()?;
+    (websocket_path(ws) == Some(file.path.as_str())).then_some((file, version))
+}
+
+/// Waits until the browser in `profile_dir` serves CDP: its DevToolsActivePort is written and
+/// live (see [`live_endpoint`]). Fails when `child` exits first or `timeout` passes.
+pub fn wait_for_endpoint(
+    profile_dir: &Path,
+    child: &mut Child,
+    timeout: Duration,
+) -> Result<(ActivePort, Value), Error> {
+    let start = Instant::now();
+    let file = profile_dir.join(active_port_file());
+    loop {
+        if let Some(found) = live_endpoint(profile_dir, Duration::from_secs(2)) {
+            return Ok(found);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return Err(Error::Spawn {
+                program: format!("browser pid {}", child.id()),
+                message: format!(
+                    "exited ({status}) before serving CDP; another browser may already run in {}",
+                    profile_dir.display()
+                ),
+            });
+        }
+        if start.elapsed() >= timeout {
+            return Err(Error::Timeout {
+                path: file.display().to_string(),
+                waited_ms: u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The most a DevTools answer may hold: far more than any `/json/version` or `/json/list`.
+const MAX_RESPONSE: usize = 16 << 20;
+
+/// `GET http://127.0.0.1:<port><path>` and its body as JSON (status 200 only).
+pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error> {
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let fail = |message: String| Error::Endpoint {
+        url: url.clone(),
+        message,
+    };
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let mut stream =
+        TcpStream::connect_timeout(&addr, timeout).map_err(|e| fail(format!("connect: {e}")))?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .and_then(|()| stream.set_write_timeout(Some(timeout)))
+        .map_err(|e| fail(format!("set timeout: {e}")))?;
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| fail(format!("write: {e}")))?;
+    // Chromium keeps the connection open whatever the request says, so the body is read by
+    // its Content-Length (or its chunks), not to the end of the stream.
+    let mut response = Vec::new();
+    let mut buf = [0u8; 8192];
+    let split = loop {
+        if let Some(i) = response.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        if response.len() > MAX_RESPONSE {
+            return Err(fail("header too long".into()));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => return Err(fail("closed before the header ended".into())),
+            Ok(n) => response.extend_from_slice(&buf[..n]),
+            Err(e) => return Err(fail(format!("read: {e}"))),
+        }
+    };
+    let head = String::from_utf8_lossy(&response[..split]).into_owned();
+    let mut body = response[split + 4..].to_vec();
+    let status = head.lines().next().unwrap_or("");
+    if status.split_whitespace().nth(1) != Some("200") {
+        return Err(fail(format!("answered {status:?}")));
+    }
+    let header = |name: &str| {
+        head.lines().skip(1).find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim()
+                .eq_ignore_ascii_case(name)
+                .then(|| v.trim().to_string())
+        })
+    };
+    let chunked =
+        header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+    let length = header("content-length").and_then(|v| v.parse::<usize>().ok());
+    let complete = |body: &[u8]| match (chunked, length) {
+        (true, _) => dechunk(body).is_some(),
+        (false, Some(n)) => body.len() >= n,
+        (false, None) => false,
+    };
+    while !complete(&body) {
+        if body.len() > MAX_RESPONSE {
+            return Err(fail("answer too long".into()));
+        }
+        match stream.read(&mut buf) {
+            Ok(0) if !chunked && length.is_none() => break,
+            Ok(0) => return Err(fail("closed before the body ended".into())),
+            Ok(n) => body.extend_from_slice(&buf[..n]),
+            Err(e) => return Err(fail(format!("read: {e}"))),
+        }
+    }
+    if chunked {
+        body = dechunk(&body).ok_or_else(|| fail("bad chunked body".into()))?;
+    } else if let Some(n) = length {
+        body.truncate(n);
+    }
+    serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))
+}
+
+/// Decodes a chunked HTTP body.
+fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
+        let size = std::str::from_utf8(&body[..line_end]).ok()?;
+        let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
+        body = &body[line_end + 2..];
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(body.get(..size)?);
+        body = body.get(size + 2..)?;
+    }
+}
+
+/// The path of a `ws://host:port/path` URL.
+fn websocket_path(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    rest.find('/').map(|i| &rest[i..])
+}
+
+fn active_port_file() -> String {
+    crate::shared_catalog().discovery.active_port_file.clone()
+}
+
+/// A launch for seven on this machine: which browser, which profile, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LaunchRequest {
+    /// The catalog browser id; `None` for `rank.chromeId` when installed, else the first
+    /// installed browser in ranking order.
+    pub browser: Option<String>,
+    /// The seven profile name.
+    pub profile: String,
+    /// Chromium options: headless, extra features, extra switches.
+    pub options: ChromiumOptions,
+    /// Extra seven origins, whose hosts join the discard exceptions.
+    pub extra_origins: Vec<String>,
+    /// How long to wait for the browser to serve CDP.
+    pub timeout: Duration,
+}
+
+impl LaunchRequest {
+    /// A launch into the seven profile `profile`, of the default browser, with a 30 s timeout.
+    pub fn new(profile: impl Into<String>) -> LaunchRequest {
+        LaunchRequest {
+            browser: None,
+            profile: profile.into(),
+            options: ChromiumOptions::new(),
+            extra_origins: Vec::new(),
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A browser serving CDP in a seven profile.
+#[derive(Debug)]
+pub struct Launched {
+    /// What was run.
+    pub executable: Executable,
+    /// The profile it runs in.
+    pub profile: SevenProfile,
+    /// The full command line (empty when the browser was already running).
+    pub command: Vec<String>,
+    /// The started process; `None` when a browser already served this profile.
+    pub child: Option<Child>,
+    /// The profile's DevToolsActivePort.
+    pub active_port: ActivePort,
+    /// `/json/version`'s answer.
+    pub version: Value,
+}
+
+/// Launches a browser for seven: resolves the executable, makes the seven profile (the snap
+/// root for a snap), prepares its Preferences, starts the browser with [`chromium_args`] and
+/// waits until its DevToolsActivePort is live. A browser already serving the profile is
+/// returned as it is (`child: None`), not started twice.
+pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Error> {
+    let (os, home) = machine()?;
+    let env = system_env;
+    let executable = match &request.browser {
+        Some(id) => find_executable(catalog, id)?.ok_or_else(|| Error::NotInstalled {
+            browser: id.clone(),
+        })?,
+        None => find_installed(catalog)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::NotInstalled {
+                browser: "any catalog browser".into(),
+            })?,
+    };
+    let profile =
+        SevenProfile::for_executable(catalog, &executable, os, &home, &env, &request.profile)?;
+    let dir = Path::new(profile.dir());
+    if let Some((active_port, version)) = live_endpoint(dir, Duration::from_secs(2)) {
+        return Ok(Launched {
+            executable,
+            profile,
+            command: Vec::new(),
+            child: None,
+            active_port,
+            version,
+        });
+    }
+    profile.prepare_now(catalog, &request.extra_origins)?;
+    // A stale file from an earlier run would be read before the browser writes its own.
+    let stale = dir.join(active_port_file());
+    match std::fs::remove_file(&stale) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(stale.display().to_string(), "remove", &e)),
+    }
+    let argv = chromium_args(catalog, profile.dir(), &request.options)?;
+    let command = executable.command(&argv);
+    let mut child = spawn(&command)?;
+    match wait_for_endpoint(dir, &mut child, request.timeout) {
+        Ok((active_port, version)) => Ok(Launched {
+            executable,
+            profile,
+            command,
+            child: Some(child),
+            active_port,
+            version,
+        }),
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(e)
+        }
+    }
+}
