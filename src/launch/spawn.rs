@@ -278,6 +278,9 @@ pub struct LaunchRequest {
     /// The catalog browser id; `None` for `rank.chromeId` when installed, else the first
     /// installed browser in ranking order.
     pub browser: Option<String>,
+    /// The executable to run, when the caller has chosen it (such as from discovery's installed
+    /// scan); `None` resolves `browser` with [`find_executable`].
+    pub executable: Option<Executable>,
     /// The seven profile name.
     pub profile: String,
     /// Chromium options: headless, extra features, extra switches.
@@ -293,6 +296,7 @@ impl LaunchRequest {
     pub fn new(profile: impl Into<String>) -> LaunchRequest {
         LaunchRequest {
             browser: None,
+            executable: None,
             profile: profile.into(),
             options: ChromiumOptions::new(),
             extra_origins: Vec::new(),
@@ -325,16 +329,19 @@ pub struct Launched {
 pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Error> {
     let (os, home) = machine()?;
     let env = system_env;
-    let executable = match &request.browser {
-        Some(id) => find_executable(catalog, id)?.ok_or_else(|| Error::NotInstalled {
+    let executable = match (&request.executable, &request.browser) {
+        (Some(executable), _) => executable.clone(),
+        (None, Some(id)) => find_executable(catalog, id)?.ok_or_else(|| Error::NotInstalled {
             browser: id.clone(),
         })?,
-        None => find_installed(catalog)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::NotInstalled {
-                browser: "any catalog browser".into(),
-            })?,
+        (None, None) => {
+            find_installed(catalog)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::NotInstalled {
+                    browser: "any catalog browser".into(),
+                })?
+        }
     };
     let profile =
         SevenProfile::for_executable(catalog, &executable, os, &home, &env, &request.profile)?;

@@ -1,10 +1,10 @@
 //! `slicc-browsers launch [--browser <id>] [--profile <name>] [--headless] [--json]`.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
-use serde_json::{json, Value};
-use slicc_browsers::launch::{self, LaunchRequest, Launched};
+use slicc_browsers::catalog::Os;
+use slicc_browsers::discovery::{self, installed, Entry, Installed, Options, Sources, SystemHost};
+use slicc_browsers::launch::{self, Executable, LaunchRequest, Via};
 use slicc_browsers::Catalog;
 
 use crate::args::Args;
@@ -23,11 +23,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     args.finish()?;
 
     let catalog = slicc_browsers::shared_catalog();
+    let os = Os::current().ok_or("this OS is not one the catalog describes")?;
     let mut request = LaunchRequest::new(profile);
-    // The default browser is rank.chromeId when installed, else the first installed browser in
-    // catalog priority order (launch::find_installed), which is how installed Chromium browsers
-    // rank; switch to discovery's installed list once it lands.
-    request.browser = browser;
+    request.executable = Some(choose(catalog, os, browser.as_deref())?);
     request.options.headless = headless;
     if running_as_root() {
         // Chromium refuses to start as root with its sandbox on.
@@ -49,118 +47,81 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
             launched.profile.dir()
         ),
     }
-    let entry = endpoint_entry(catalog, &launched);
+
+    let entry = endpoint_entry(os, launched.active_port.port)?;
+    let endpoint = entry.endpoint.as_ref().ok_or("an endpoint entry")?;
     if as_json {
         let text = serde_json::to_string_pretty(&entry).map_err(|e| e.to_string())?;
         println!("{text}");
     } else {
-        let endpoint = &entry["endpoint"];
-        println!("cdp {}", endpoint["cdp"].as_str().unwrap_or_default());
-        println!(
-            "webSocketDebuggerUrl {}",
-            endpoint["webSocketDebuggerUrl"]
-                .as_str()
-                .unwrap_or_default()
-        );
+        println!("cdp {}", endpoint.cdp);
+        println!("webSocketDebuggerUrl {}", endpoint.web_socket_debugger_url);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The launched browser as an output-schema-1 endpoint entry (source
-/// `devtools-active-port`, found in a seven profile).
-fn endpoint_entry(catalog: &Catalog, launched: &Launched) -> Value {
-    let port = launched.active_port.port;
-    let version = &launched.version;
-    let text = |key: &str| {
-        version
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let product = text("Browser");
-    let user_agent = text("User-Agent");
-    let names = &catalog.discovery.names;
-    let name = if user_agent.is_some_and(|ua| ua.contains(&names.electron_user_agent)) {
-        names.electron.clone()
-    } else if let Some(product) = product {
-        let token = product.split('/').next().unwrap_or(product);
-        names
-            .products
-            .get(token)
-            .cloned()
-            .unwrap_or_else(|| token.to_string())
-    } else {
-        names.fallback.clone()
-    };
-    let browser_version = product
-        .and_then(|p| p.split_once('/'))
-        .map(|(_, v)| v)
-        .filter(|v| !v.is_empty());
-    let seven_tabs = seven_tabs(catalog, port);
-    let seven_open = !seven_tabs.is_empty();
-
-    let mut endpoint = json!({
-        "cdp": format!("http://127.0.0.1:{port}"),
-        "webSocketDebuggerUrl": text("webSocketDebuggerUrl").map_or_else(
-            || launched.active_port.websocket_url(),
-            str::to_string,
-        ),
-        "name": name,
-    });
-    let fields = endpoint.as_object_mut().expect("a JSON object");
-    if let Some(v) = browser_version {
-        fields.insert("version".into(), json!(v));
+/// The browser to launch: `--browser`'s, else the best installed Chromium browser by the
+/// ranking (Chrome, then the others in catalog priority order), from discovery's installed
+/// scan. The launch module's resolution gives the command; an install only discovery finds
+/// (through a desktop file, say) runs its recorded executable.
+fn choose(catalog: &Catalog, os: Os, browser: Option<&str>) -> Result<Executable, String> {
+    if let Some(id) = browser {
+        if let Some(exe) = launch::find_executable(catalog, id).map_err(|e| e.to_string())? {
+            return Ok(exe);
+        }
     }
-    if let Some(p) = product {
-        fields.insert("product".into(), json!(p));
+    let found = installed::scan(&SystemHost::new(), os);
+    let ranked = discovery::rank(catalog, Vec::new(), &found);
+    let record = ranked
+        .entries
+        .into_iter()
+        .filter_map(|e| e.installed)
+        .find(|r| {
+            r.engine == "chromium"
+                && catalog.browser(&r.id).is_some()
+                && browser.is_none_or(|id| r.id == id)
+        })
+        .ok_or_else(|| match browser {
+            Some(id) => format!("{id} is not installed"),
+            None => "no Chromium browser of the catalog is installed".to_string(),
+        })?;
+    match launch::find_executable(catalog, &record.id).map_err(|e| e.to_string())? {
+        Some(exe) => Ok(exe),
+        None => Ok(from_record(&record, os)),
     }
-    if let Some(ua) = user_agent {
-        fields.insert("userAgent".into(), json!(ua));
-    }
-    fields.insert("source".into(), json!("devtools-active-port"));
-    fields.insert("userDataDir".into(), json!(launched.profile.dir()));
-    if let Some(profile) = launched.profile.name() {
-        fields.insert("profile".into(), json!(profile));
-    }
-    fields.insert("sevenOpen".into(), json!(seven_open));
-    fields.insert("sevenTabs".into(), Value::Array(seven_tabs));
-
-    let tiers = &catalog.rank.tiers;
-    let mut entry = json!({
-        "id": format!("cdp:127.0.0.1:{port}"),
-        "kind": "endpoint",
-        "tier": if seven_open { tiers.seven_open } else { tiers.endpoint },
-        "name": name,
-    });
-    let fields = entry.as_object_mut().expect("a JSON object");
-    if let Some(v) = browser_version {
-        fields.insert("version".into(), json!(v));
-    }
-    fields.insert("endpoint".into(), endpoint);
-    entry
 }
 
-/// The page targets on a seven origin, from `/json/list` (none when it does not answer).
-fn seven_tabs(catalog: &Catalog, port: u16) -> Vec<Value> {
-    let Ok(Value::Array(targets)) = launch::get_json(port, "/json/list", Duration::from_secs(2))
-    else {
-        return Vec::new();
+/// The command of an installed record (its executable: a flatpak's is its exported launcher).
+fn from_record(record: &Installed, os: Os) -> Executable {
+    let via = match (record.via.as_deref(), os) {
+        (Some("snap"), _) => Via::Snap,
+        (Some("flatpak"), _) => Via::Flatpak,
+        (_, Os::Macos) => Via::Bundle,
+        (_, Os::Windows) => Via::WindowsRoot,
+        (_, Os::Linux) => Via::Path,
     };
-    let none: &[&str] = &[];
-    targets
-        .iter()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("page"))
-        .filter_map(|t| {
-            let url = t.get("url")?.as_str()?;
-            catalog.is_seven_origin(url, none).then(|| {
-                json!({
-                    "id": t.get("id").cloned().unwrap_or(Value::Null),
-                    "url": url,
-                    "title": t.get("title").cloned().unwrap_or(json!("")),
-                })
-            })
-        })
-        .collect()
+    Executable {
+        browser: record.id.clone(),
+        program: record.executable.clone(),
+        args: Vec::new(),
+        via,
+    }
+}
+
+/// The launched browser's output-schema-1 entry, as discovery lists it from the seven
+/// profile roots.
+fn endpoint_entry(os: Os, port: u16) -> Result<Entry, String> {
+    let mut options = Options::new(os);
+    options.sources = Sources {
+        seven_profiles: true,
+        ..Sources::NONE
+    };
+    let id = format!("cdp:127.0.0.1:{port}");
+    discovery::discover(&SystemHost::new(), &options)
+        .entries
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| format!("discovery does not list {id} in the seven profiles"))
 }
 
 /// Whether this process runs as root on Linux (effective uid 0, from `/proc/self/status`).
