@@ -88,7 +88,7 @@ fn chromium_serves_cdp_and_keeps_the_merged_prefs() {
     let child = browser.0.as_mut().expect("a child");
 
     let dir = Path::new(profile.dir());
-    let (active, version) = launch::wait_for_endpoint(dir, child, Duration::from_secs(60))
+    let (active, version) = launch::wait_for_endpoint(cat, dir, child, Duration::from_secs(60))
         .expect("chromium serves CDP");
     let file = std::fs::read_to_string(dir.join("DevToolsActivePort")).expect("the file");
     assert_eq!(ActivePort::parse(&file).as_ref(), Some(&active));

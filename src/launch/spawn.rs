@@ -125,8 +125,13 @@ pub fn spawn(command: &[String]) -> Result<Child, Error> {
 
 /// The profile's live DevTools endpoint: its DevToolsActivePort, when the port answers
 /// `/json/version` with a `webSocketDebuggerUrl` whose path is the file's path.
-pub fn live_endpoint(profile_dir: &Path, timeout: Duration) -> Option<(ActivePort, Value)> {
-    let text = std::fs::read_to_string(profile_dir.join(active_port_file())).ok()?;
+pub fn live_endpoint(
+    catalog: &Catalog,
+    profile_dir: &Path,
+    timeout: Duration,
+) -> Option<(ActivePort, Value)> {
+    let file = profile_dir.join(&catalog.discovery.active_port_file);
+    let text = std::fs::read_to_string(file).ok()?;
     let file = ActivePort::parse(&text)?;
     let version = get_json(file.port, "/json/version", timeout).ok()?;
     let ws = version.get("webSocketDebuggerUrl")?.as_str()?;
@@ -136,14 +141,15 @@ pub fn live_endpoint(profile_dir: &Path, timeout: Duration) -> Option<(ActivePor
 /// Waits until the browser in `profile_dir` serves CDP: its DevToolsActivePort is written and
 /// live (see [`live_endpoint`]). Fails when `child` exits first or `timeout` passes.
 pub fn wait_for_endpoint(
+    catalog: &Catalog,
     profile_dir: &Path,
     child: &mut Child,
     timeout: Duration,
 ) -> Result<(ActivePort, Value), Error> {
     let start = Instant::now();
-    let file = profile_dir.join(active_port_file());
+    let file = profile_dir.join(&catalog.discovery.active_port_file);
     loop {
-        if let Some(found) = live_endpoint(profile_dir, Duration::from_secs(2)) {
+        if let Some(found) = live_endpoint(catalog, profile_dir, Duration::from_secs(2)) {
             return Ok(found);
         }
         if let Ok(Some(status)) = child.try_wait() {
@@ -267,10 +273,6 @@ fn websocket_path(url: &str) -> Option<&str> {
     rest.find('/').map(|i| &rest[i..])
 }
 
-fn active_port_file() -> String {
-    crate::shared_catalog().discovery.active_port_file.clone()
-}
-
 /// A launch for seven on this machine: which browser, which profile, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -346,7 +348,7 @@ pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Er
     let profile =
         SevenProfile::for_executable(catalog, &executable, os, &home, &env, &request.profile)?;
     let dir = Path::new(profile.dir());
-    if let Some((active_port, version)) = live_endpoint(dir, Duration::from_secs(2)) {
+    if let Some((active_port, version)) = live_endpoint(catalog, dir, Duration::from_secs(2)) {
         return Ok(Launched {
             executable,
             profile,
@@ -358,7 +360,7 @@ pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Er
     }
     profile.prepare_now(catalog, &request.extra_origins)?;
     // A stale file from an earlier run would be read before the browser writes its own.
-    let stale = dir.join(active_port_file());
+    let stale = dir.join(&catalog.discovery.active_port_file);
     match std::fs::remove_file(&stale) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -367,7 +369,7 @@ pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Er
     let argv = chromium_args(catalog, profile.dir(), &request.options)?;
     let command = executable.command(&argv);
     let mut child = spawn(&command)?;
-    match wait_for_endpoint(dir, &mut child, request.timeout) {
+    match wait_for_endpoint(catalog, dir, &mut child, request.timeout) {
         Ok((active_port, version)) => Ok(Launched {
             executable,
             profile,
