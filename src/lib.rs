@@ -52,6 +52,14 @@ pub const CORPUS_SCHEMA: &str = include_str!("../schema/corpus.schema.json");
 #[cfg(feature = "corpus")]
 pub const CORPUS: &str = include_str!("../corpus.json");
 
+/// `schema/guard-vectors.schema.json`: the JSON Schema (2020-12) of `guard-vectors.json`.
+pub const GUARD_VECTORS_SCHEMA: &str = include_str!("../schema/guard-vectors.schema.json");
+
+/// `guard-vectors.json`: the attacks every CDP guard runs, each with its control on an ordinary
+/// origin ([`guard`] types it).
+#[cfg(feature = "corpus")]
+pub const GUARD_VECTORS: &str = include_str!("../guard-vectors.json");
+
 mod error;
 pub use error::Error;
 
@@ -68,6 +76,9 @@ pub mod discovery;
 
 #[cfg(feature = "launch")]
 pub mod launch;
+
+#[cfg(feature = "corpus")]
+pub mod guard;
 
 #[cfg(feature = "cli")]
 pub mod validate;

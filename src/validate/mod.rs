@@ -8,9 +8,11 @@
 mod catalog;
 mod corpus;
 mod corpus_case;
+mod guard;
 
 pub use catalog::catalog_rules;
 pub use corpus::corpus_rules;
+pub use guard::{guard_problems, guard_rules, RULES as GUARD_RULES};
 
 use std::fmt;
 use std::path::Path;
@@ -77,6 +79,11 @@ pub fn validate_dir(dir: &Path) -> Vec<Problem> {
     ));
     problems.extend(catalog_rules("catalog.json", &catalog));
     problems.extend(corpus_rules(dir, &catalog));
+    if dir.join(guard::FILE).exists() {
+        if let Some(vectors) = read_json(dir, guard::FILE, &mut problems) {
+            problems.extend(guard_problems(dir, &vectors));
+        }
+    }
     problems
 }
 

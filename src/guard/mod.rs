@@ -1,0 +1,423 @@
+//! The guard vectors (feature `corpus`): [`GUARD_VECTORS`](crate::GUARD_VECTORS) typed.
+//!
+//! Every CDP guard (bios, slicc-cdp, slicc-extension, slicc-cli) runs these vectors: the
+//! attacks that would get browser control onto a protected origin, each with a control that
+//! must still work on an ordinary origin. The types mirror `guard-vectors.json` one to one
+//! and keep every member, known or not, in file order: parsing a file and writing it again
+//! gives back the same JSON.
+//!
+//! ```
+//! use slicc_browsers::guard::{self, Step, KIND_CDP, TARGET_SEVEN};
+//! let set = guard::vectors();
+//! assert_eq!(set.schema_version, 1);
+//! let v = set.vector("C1.script-nav").expect("C1.script-nav is a vector");
+//! assert_eq!(v.kind, KIND_CDP);
+//! assert!(v.targets.iter().any(|t| t == TARGET_SEVEN));
+//! assert!(v.all_steps().iter().any(|s| matches!(s, Step::Page(p) if p.page == "href")));
+//! ```
+
+mod check;
+mod map;
+mod shapes;
+mod step;
+mod vocabulary;
+
+pub use check::{
+    AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CompareCheck, CookieCheck,
+    DeliveredCheck, DetachedCheck, EventCheck, ExecutedCheck, ExpressionCheck, FilteredCheck,
+    FrameBlockedCheck, HeaderCheck, HistoryCheck, HopsCheck, LiveCheck, LoadedCheck, NotCheck,
+    PreCheck, ReachedCheck, RefusedCheck, RegistrationCheck, ResultCheck, ServedCheck, StateCheck,
+    TitleCheck,
+};
+pub use map::NamedMap;
+pub use shapes::{BlockSpec, CallNames, CanaryState, Chain, Filtered, UrlRef};
+pub use step::{
+    Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop, PageStep, Refusal, Settle,
+    SettleStep, Step, StepKind, TextStep, WaitStep, Where,
+};
+pub use vocabulary::{CheckKind, Observer};
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::Error;
+
+/// The protected target `seven`: seven's own origin.
+pub const TARGET_SEVEN: &str = "seven";
+/// The protected target `vault`: vault.sliccy.ai.
+pub const TARGET_VAULT: &str = "vault";
+/// The protected target `vault-x`: a vault branch preview.
+pub const TARGET_VAULT_X: &str = "vault-x";
+/// The protected target `apex`: the bare sliccy.ai.
+pub const TARGET_APEX: &str = "apex";
+/// The protected target `own`: the client page's origin (`{client}`).
+pub const TARGET_OWN: &str = "own";
+/// Every protected target, the values a vector's `targets` and `skip.target` take.
+pub const PROTECTED_TARGETS: [&str; 5] = [
+    TARGET_SEVEN,
+    TARGET_VAULT,
+    TARGET_VAULT_X,
+    TARGET_APEX,
+    TARGET_OWN,
+];
+/// The unprotected origin a control runs on (`control.origin`).
+pub const ORDINARY: &str = "ordinary";
+/// The unprotected origin that is same-site with the target.
+pub const ORDINARY_SAME_SITE: &str = "ordinary-same-site";
+/// `kind: "cdp"`: a runnable vector.
+pub const KIND_CDP: &str = "cdp";
+/// `kind: "text"`: a row in words, reported `not-run`, never `pass`.
+pub const KIND_TEXT: &str = "text";
+/// `control.via: "guard"`: the control runs through the guard.
+pub const VIA_GUARD: &str = "guard";
+/// `control.via: "unguarded"`: the runner drives the control over its own CDP.
+pub const VIA_UNGUARDED: &str = "unguarded";
+/// `scope: "any"`: the vector is for every guard.
+pub const SCOPE_ANY: &str = "any";
+/// The control leg (a step's `on`).
+pub const CONTROL: &str = "control";
+/// The guarded leg (a step's `on`).
+pub const GUARDED: &str = "guarded";
+/// The capability `autoAttach`: `Target.setAutoAttach`, `children` steps and child sessions.
+pub const CAP_AUTO_ATTACH: &str = "autoAttach";
+/// The capability `browserSession`: calls on the browser session.
+pub const CAP_BROWSER_SESSION: &str = "browserSession";
+/// The capability `browserContexts`: `Target.createBrowserContext` and `disposeBrowserContext`.
+pub const CAP_BROWSER_CONTEXTS: &str = "browserContexts";
+/// `session: "page"`: the row's page (the default).
+pub const SESSION_PAGE: &str = "page";
+/// `session: "browser"`: the browser session.
+pub const SESSION_BROWSER: &str = "browser";
+/// `session: "page-or-browser"`: either (the driver uses the page session).
+pub const SESSION_PAGE_OR_BROWSER: &str = "page-or-browser";
+/// `session: "child"`: the current auto-attached target.
+pub const SESSION_CHILD: &str = "child";
+
+/// Parses the embedded [`GUARD_VECTORS`](crate::GUARD_VECTORS).
+///
+/// # Panics
+///
+/// Never in a released crate: the tests prove the embedded file parses.
+pub fn vectors() -> Vectors {
+    Vectors::parse(crate::GUARD_VECTORS)
+        .expect("the embedded guard-vectors.json parses (checked by the tests)")
+}
+
+/// `guard-vectors.json`: the whole set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Vectors {
+    /// The format version; [`Vectors::parse`] accepts only 1.
+    pub schema_version: u32,
+    /// The package version the set was released with (`0.0.0` in git).
+    pub set_version: String,
+    /// Where the vectors come from.
+    pub sources: Vec<Source>,
+    /// The names a runner maps to origins: the protected targets and the ordinary origins.
+    pub targets: NamedMap<Target>,
+    /// Detach variants: name to the delay in ms before the client's `Target.detachFromTarget`.
+    pub variants: NamedMap<u64>,
+    /// What a transport may lack, each with a description.
+    pub capabilities: Capabilities,
+    /// Every `{name}` the vectors use, with what it stands for.
+    pub placeholders: NamedMap<String>,
+    /// The vectors.
+    pub vectors: Vec<Vector>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Vectors {
+    /// Parses a vector file, rejecting a `schemaVersion` other than 1.
+    ///
+    /// ```
+    /// use slicc_browsers::{guard::Vectors, Error};
+    /// let err = Vectors::parse(r#"{"schemaVersion": 2}"#).unwrap_err();
+    /// assert!(matches!(err, Error::Schema { .. }));
+    /// ```
+    pub fn parse(text: &str) -> Result<Vectors, Error> {
+        const WHAT: &str = "guard-vectors.json";
+        let value: Value = serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
+        match value.get("schemaVersion") {
+            Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
+            Some(other) => {
+                return Err(Error::Schema {
+                    what: WHAT,
+                    found: other.to_string(),
+                })
+            }
+            None if value.is_object() => {
+                return Err(Error::Schema {
+                    what: WHAT,
+                    found: "missing".into(),
+                })
+            }
+            None => {
+                return Err(Error::invalid(
+                    "/",
+                    "the guard vectors must be a JSON object",
+                ))
+            }
+        }
+        // Parsed from the text (not the Value) so that errors carry a line and column.
+        serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))
+    }
+
+    /// The vector with this id.
+    pub fn vector(&self, id: &str) -> Option<&Vector> {
+        self.vectors.iter().find(|v| v.id == id)
+    }
+}
+
+/// Where some of the vectors come from (free text: not every source is a git repository).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// The repository or other origin.
+    pub repo: String,
+    /// The commit, tag or version.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The file.
+    pub path: String,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A name a runner maps to an origin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    /// The default host, for the protected targets only; never a URL a runner must use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// What the name stands for.
+    pub description: String,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The capabilities a transport may lack, each with its description.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Capabilities {
+    /// `Target.setAutoAttach`, `children` steps and child sessions.
+    pub auto_attach: String,
+    /// Calls on the browser session.
+    pub browser_session: String,
+    /// `Target.createBrowserContext` and `Target.disposeBrowserContext`.
+    pub browser_contexts: String,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One vector: an attack with its control.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Vector {
+    /// `C…`, `E…` or `B…`, such as `C1.script-nav`.
+    pub id: String,
+    /// `C`, `E` or `B`: the id's first letter.
+    pub family: String,
+    /// [`KIND_CDP`] or [`KIND_TEXT`].
+    pub kind: String,
+    /// [`SCOPE_ANY`], or the one guard the vector is for.
+    pub scope: String,
+    /// The steps before the attack.
+    pub setup: Vec<Step>,
+    /// The attack.
+    pub trigger: Vec<Step>,
+    /// The protected targets the vector runs against.
+    pub targets: Vec<String>,
+    /// The capabilities the vector needs: the union of its steps' and observations'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// Each observed name and how it is checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observe: Option<NamedMap<Observation>>,
+    /// The liveness condition, in prose.
+    pub live: String,
+    /// The liveness check, judged on the guarded leg (required for runnable vectors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_check: Option<Check>,
+    /// The control on the ordinary origin.
+    pub control: Control,
+    /// What the guarded leg must show.
+    pub expected: Expected,
+    /// A target the vector does not apply to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<Skip>,
+    /// Observation names that may expect `"either"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub design_dependent: Option<Vec<String>>,
+    /// Whether the guard host's own origin can show this vector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observable: Option<Observable>,
+    /// The triggers the vector runs with (`href`, `iframe`, `popup`, `redirect`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applies_to: Option<Vec<String>>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Vector {
+    /// Whether the vector is runnable (`kind: "cdp"`).
+    pub fn is_runnable(&self) -> bool {
+        self.kind == KIND_CDP
+    }
+
+    /// Every step, flattened in refusal-name order: `setup`, then `trigger`, each `children`
+    /// step followed at once by its own steps, depth-first.
+    pub fn all_steps(&self) -> Vec<&Step> {
+        let mut out = Vec::new();
+        step::flatten_into(&self.setup, &mut out);
+        step::flatten_into(&self.trigger, &mut out);
+        out
+    }
+
+    /// The refusal name of each refusable step, in step order: its `as`, or `refused.<i>`
+    /// with `i` its index in [`Vector::all_steps`].
+    pub fn refusal_names(&self) -> Vec<String> {
+        self.all_steps()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.is_refusable())
+            .map(|(i, s)| {
+                s.name()
+                    .map_or_else(|| format!("refused.{i}"), str::to_string)
+            })
+            .collect()
+    }
+
+    /// The observation named `name`.
+    pub fn observation(&self, name: &str) -> Option<&Observation> {
+        self.observe.as_ref().and_then(|o| o.get(name))
+    }
+}
+
+/// The control: the same setup and trigger against an unprotected origin, which must succeed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Control {
+    /// Always [`ORDINARY`].
+    pub origin: String,
+    /// [`VIA_GUARD`] or [`VIA_UNGUARDED`].
+    pub via: String,
+    /// What the control leg must show.
+    pub expected: Expected,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A target a vector is not run against, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Skip {
+    /// One of the vector's targets.
+    pub target: String,
+    /// `code: text`, such as `not-applicable: …`.
+    pub reason: String,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Whether the guard host's own origin can show a vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Observable {
+    /// `false`: the `own` target can't show it (headers, auth, redirects).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<bool>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a leg must show: observation names to outcomes, or words (text rows).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Expected {
+    /// Each observation name and the outcome it must have.
+    Checks(NamedMap<Outcome>),
+    /// A text row's expectation, in words.
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for Expected {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(s) => Ok(Expected::Text(s)),
+            v @ Value::Object(_) => serde_json::from_value(v)
+                .map(Expected::Checks)
+                .map_err(D::Error::custom),
+            other => Err(D::Error::custom(format!(
+                "expected is an object of observation names or a text, not {other}"
+            ))),
+        }
+    }
+}
+
+/// The outcome an observation must have on a leg.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// `true` or `false`.
+    Is(bool),
+    /// `"either"`: both match (only for design-dependent names).
+    Either,
+}
+
+impl Outcome {
+    /// Whether an observed boolean matches this outcome.
+    pub fn matches(self, observed: bool) -> bool {
+        match self {
+            Outcome::Is(b) => b == observed,
+            Outcome::Either => true,
+        }
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Outcome::Is(b) => serializer.serialize_bool(*b),
+            Outcome::Either => serializer.serialize_str("either"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Outcome {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Bool(b) => Ok(Outcome::Is(b)),
+            Value::String(s) if s == "either" => Ok(Outcome::Either),
+            other => Err(D::Error::custom(format!(
+                "an expected outcome is true, false or \"either\", not {other}"
+            ))),
+        }
+    }
+}
+
+/// An observed name: what it means and how it is checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Observation {
+    /// What the observation means, in prose.
+    pub means: String,
+    /// How it is judged.
+    pub check: Check,
+    /// Refusal names: on a leg where any was recorded, the observation is skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<Vec<String>>,
+    /// The capabilities the observation needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// When this holds on the guarded leg, the expectation there becomes `"either"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub either_when: Option<Check>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

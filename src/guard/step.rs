@@ -1,0 +1,474 @@
+//! Steps: the declarative, transport-neutral actions of a vector's `setup` and `trigger`.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Map, Value};
+
+/// One step. Each JSON step carries exactly one kind key (`text`, `cdp`, `page`, `answer`,
+/// `children`, `settle`, `wait` or `guess`), which picks the variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Step {
+    /// `{ "text": … }`: a step in words, with nothing to execute.
+    Text(TextStep),
+    /// `{ "cdp": method, … }`: a CDP call.
+    Cdp(CdpStep),
+    /// `{ "page": action, … }`: a page action.
+    Page(PageStep),
+    /// `{ "answer": { … } }`: answers paused requests for one URL.
+    Answer(AnswerStep),
+    /// `{ "children": [steps], … }`: steps run on every target auto-attached from then on.
+    Children(ChildrenStep),
+    /// `{ "settle": { … } }`: waits for a beacon, a title, a detach or the detach variant.
+    Settle(SettleStep),
+    /// `{ "wait": ms }`: sleeps.
+    Wait(WaitStep),
+    /// `{ "guess": { … }, "as": name }`: a call for each request id between two paused ones.
+    Guess(GuessStep),
+}
+
+/// The kind of a [`Step`], named as its key in the JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StepKind {
+    /// `text`
+    Text,
+    /// `cdp`
+    Cdp,
+    /// `page`
+    Page,
+    /// `answer`
+    Answer,
+    /// `children`
+    Children,
+    /// `settle`
+    Settle,
+    /// `wait`
+    Wait,
+    /// `guess`
+    Guess,
+}
+
+impl StepKind {
+    /// Every step kind, in the order the format lists them.
+    pub const ALL: [StepKind; 8] = [
+        StepKind::Text,
+        StepKind::Cdp,
+        StepKind::Page,
+        StepKind::Answer,
+        StepKind::Children,
+        StepKind::Settle,
+        StepKind::Wait,
+        StepKind::Guess,
+    ];
+
+    /// The JSON key that marks this kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Text => "text",
+            StepKind::Cdp => "cdp",
+            StepKind::Page => "page",
+            StepKind::Answer => "answer",
+            StepKind::Children => "children",
+            StepKind::Settle => "settle",
+            StepKind::Wait => "wait",
+            StepKind::Guess => "guess",
+        }
+    }
+}
+
+/// A text step: a step described in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextStep {
+    /// What happens, in words.
+    pub text: String,
+    /// `control` or `guarded`: the one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A CDP call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CdpStep {
+    /// The method, such as `Page.navigate`.
+    pub cdp: String,
+    /// The call's parameters (open: whatever the method takes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Map<String, Value>>,
+    /// `page` (the default), `browser`, `page-or-browser` or `child`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The name of the call's outcome (and its refusal name when refusable).
+    #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// The capabilities this call needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// `true` when a guard may refuse this call at registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusable: Option<bool>,
+    /// How to recognise the guard's refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refusal>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// How a guard's refusal of a call is recognised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// A regular expression tested against the error message or code.
+    #[serde(rename = "match")]
+    pub pattern: String,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A page action (`tab`, `navigate`, `href`, `replace`, `form`, `post`, `open`, `iframe`,
+/// `framed`, `fetch`, `xhr`, `image` or `eval`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageStep {
+    /// The action.
+    pub page: String,
+    /// The URL the action loads or navigates to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The redirect chain `url` is routed through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hops: Option<Vec<Hop>>,
+    /// For `framed`: the origin of the framing page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// For `tab`: the browser context to open it in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
+    /// For `eval`: the JavaScript to evaluate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expression: Option<String>,
+    /// For `fetch`: `include` sends credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<String>,
+    /// For `fetch`, `xhr`, `image`: the body is named as `<status> <body>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<bool>,
+    /// For `tab` (default `true`) and loads: don't wait.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<bool>,
+    /// The session the action runs on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The name of the action's outcome.
+    #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// The capabilities this action needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One hop of a redirect chain: the stand-in's `/hop` on `origin`, answering with `code`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hop {
+    /// The origin whose `/hop` redirects.
+    pub origin: String,
+    /// The redirect status, 300 to 399.
+    pub code: u16,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// An answer step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerStep {
+    /// What to answer and how.
+    pub answer: Answer,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Answers every paused request or auth challenge for `url`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// The exact URL whose paused requests are answered.
+    pub url: String,
+    /// `Request` or `Response`: the interception stage answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// The method to answer with, such as `Fetch.fulfillRequest`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cdp: Option<String>,
+    /// The answer's parameters (the runner adds the request id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<Map<String, Value>>,
+    /// `true` keeps those requests paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<bool>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Steps run on every target auto-attached from this point on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChildrenStep {
+    /// The nested steps.
+    pub children: Vec<Step>,
+    /// Which attached targets the steps run on (all when absent).
+    #[serde(rename = "where", default, skip_serializing_if = "Option::is_none")]
+    pub r#where: Option<Where>,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// The capabilities this step needs (`autoAttach`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Which auto-attached targets a [`ChildrenStep`] applies to: exactly one member is set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Where {
+    /// `page`: popups whose opener is the row's page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opener_id: Option<String>,
+    /// Targets whose URL starts with this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_prefix: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A settle step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettleStep {
+    /// What to wait for.
+    pub settle: Settle,
+    /// The capabilities this step needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires: Option<Vec<String>>,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// What a settle step waits for, up to `ms` (10000 by default) plus 600 ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settle {
+    /// A beacon from this origin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<String>,
+    /// The page title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// How long to wait, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<u64>,
+    /// `true`: wait the run's detach variant instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<bool>,
+    /// Wait for this session to detach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// `true`: a missing beacon fails the row, unless a refusal in `depends_on` was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// Refusal names that excuse a missing beacon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<Vec<String>>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A wait step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitStep {
+    /// Milliseconds to sleep.
+    pub wait: u64,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// A guess step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GuessStep {
+    /// The call and the two URLs whose request ids bound the guesses.
+    pub guess: Guess,
+    /// The name of the attempts' outcome (required).
+    #[serde(rename = "as")]
+    pub name: String,
+    /// The one leg this step runs on (both when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// Issues `cdp` once per request id between the ids paused for the two `between` URLs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Guess {
+    /// The two URLs (exactly two).
+    pub between: Vec<String>,
+    /// The method to call with each guessed id.
+    pub cdp: String,
+    /// The call's parameters (the runner adds the request id).
+    pub params: Map<String, Value>,
+    /// Members this version of the format does not name, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = Map::<String, Value>::deserialize(deserializer)?;
+        let kinds: Vec<StepKind> = StepKind::ALL
+            .into_iter()
+            .filter(|k| map.contains_key(k.as_str()))
+            .collect();
+        let kind =
+            match kinds.as_slice() {
+                [kind] => *kind,
+                [] => return Err(D::Error::custom(
+                    "a step needs one of text, cdp, page, answer, children, settle, wait or guess",
+                )),
+                more => {
+                    let names: Vec<&str> = more.iter().map(|k| k.as_str()).collect();
+                    return Err(D::Error::custom(format!(
+                        "a step has more than one kind: {}",
+                        names.join(", ")
+                    )));
+                }
+            };
+        let value = Value::Object(map);
+        let step = match kind {
+            StepKind::Text => serde_json::from_value(value).map(Step::Text),
+            StepKind::Cdp => serde_json::from_value(value).map(Step::Cdp),
+            StepKind::Page => serde_json::from_value(value).map(Step::Page),
+            StepKind::Answer => serde_json::from_value(value).map(Step::Answer),
+            StepKind::Children => serde_json::from_value(value).map(Step::Children),
+            StepKind::Settle => serde_json::from_value(value).map(Step::Settle),
+            StepKind::Wait => serde_json::from_value(value).map(Step::Wait),
+            StepKind::Guess => serde_json::from_value(value).map(Step::Guess),
+        };
+        step.map_err(|e| D::Error::custom(format!("{} step: {e}", kind.as_str())))
+    }
+}
+
+impl Step {
+    /// The step's kind.
+    pub fn kind(&self) -> StepKind {
+        match self {
+            Step::Text(_) => StepKind::Text,
+            Step::Cdp(_) => StepKind::Cdp,
+            Step::Page(_) => StepKind::Page,
+            Step::Answer(_) => StepKind::Answer,
+            Step::Children(_) => StepKind::Children,
+            Step::Settle(_) => StepKind::Settle,
+            Step::Wait(_) => StepKind::Wait,
+            Step::Guess(_) => StepKind::Guess,
+        }
+    }
+
+    /// The leg the step is limited to (`control` or `guarded`), or `None` for both.
+    pub fn on(&self) -> Option<&str> {
+        match self {
+            Step::Text(s) => s.on.as_deref(),
+            Step::Cdp(s) => s.on.as_deref(),
+            Step::Page(s) => s.on.as_deref(),
+            Step::Answer(s) => s.on.as_deref(),
+            Step::Children(s) => s.on.as_deref(),
+            Step::Settle(s) => s.on.as_deref(),
+            Step::Wait(s) => s.on.as_deref(),
+            Step::Guess(s) => s.on.as_deref(),
+        }
+    }
+
+    /// Whether the step runs on `leg` (`control` or `guarded`).
+    pub fn runs_on(&self, leg: &str) -> bool {
+        self.on().is_none_or(|on| on == leg)
+    }
+
+    /// The capabilities listed on the step itself.
+    pub fn requires(&self) -> &[String] {
+        let requires = match self {
+            Step::Cdp(s) => &s.requires,
+            Step::Page(s) => &s.requires,
+            Step::Children(s) => &s.requires,
+            Step::Settle(s) => &s.requires,
+            _ => &None,
+        };
+        requires.as_deref().unwrap_or(&[])
+    }
+
+    /// The name of the step's outcome (`as`), for the kinds that have one.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            Step::Cdp(s) => s.name.as_deref(),
+            Step::Page(s) => s.name.as_deref(),
+            Step::Guess(s) => Some(&s.name),
+            _ => None,
+        }
+    }
+
+    /// The CDP method the step calls: a `cdp` step's method, an `answer`'s `cdp` or a `guess`'s.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Step::Cdp(s) => Some(&s.cdp),
+            Step::Answer(s) => s.answer.cdp.as_deref(),
+            Step::Guess(s) => Some(&s.guess.cdp),
+            _ => None,
+        }
+    }
+
+    /// Whether a guard may refuse this step at registration (only `cdp` steps can be).
+    pub fn is_refusable(&self) -> bool {
+        matches!(self, Step::Cdp(s) if s.refusable == Some(true))
+    }
+
+    /// The nested steps of a `children` step (empty for every other kind).
+    pub fn children(&self) -> &[Step] {
+        match self {
+            Step::Children(s) => &s.children,
+            _ => &[],
+        }
+    }
+}
+
+/// Appends `steps` and their nested steps to `out`, depth-first, each `children` step before
+/// its own steps: the order refusal names are counted in.
+pub(crate) fn flatten_into<'a>(steps: &'a [Step], out: &mut Vec<&'a Step>) {
+    for step in steps {
+        out.push(step);
+        flatten_into(step.children(), out);
+    }
+}
