@@ -60,6 +60,13 @@ pub const GUARD_VECTORS_SCHEMA: &str = include_str!("../schema/guard-vectors.sch
 #[cfg(feature = "corpus")]
 pub const GUARD_VECTORS: &str = include_str!("../guard-vectors.json");
 
+/// `schema/protected.schema.json`: the JSON Schema (2020-12) of `protected.json`.
+pub const PROTECTED_SCHEMA: &str = include_str!("../schema/protected.schema.json");
+
+/// `protected.json`: the protected-origin vectors every matcher runs (see [`protected`]).
+#[cfg(feature = "corpus")]
+pub const PROTECTED: &str = include_str!("../protected.json");
+
 mod error;
 pub use error::Error;
 
@@ -79,6 +86,9 @@ pub mod launch;
 
 #[cfg(feature = "corpus")]
 pub mod guard;
+
+#[cfg(any(feature = "protected", feature = "corpus"))]
+pub mod protected;
 
 #[cfg(feature = "cli")]
 pub mod validate;

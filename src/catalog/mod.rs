@@ -19,6 +19,8 @@ mod paths;
 
 pub use active_port::ActivePort;
 pub use enums::{Channel, Engine, Os};
+#[cfg(feature = "protected")]
+pub(crate) use origin::default_port;
 pub use origin::Origin;
 pub use paths::{join_path, Env};
 

@@ -1,0 +1,160 @@
+//! Protected origins: what browser control must never reach.
+//!
+//! With feature `protected`, [`Matcher`] implements the rules of the catalog's
+//! `protectedOrigins` (the spec's "Protected origins" section) for URLs, CDP targets, cookie
+//! domains and storage keys. With feature `corpus`, [`vectors()`] gives the shipped
+//! `protected.json` vectors that every implementation runs.
+//!
+//! ```
+//! # #[cfg(feature = "protected")] {
+//! use slicc_browsers::protected::{Matcher, Opener};
+//! let cat = slicc_browsers::shared_catalog();
+//! let m = Matcher::new(&cat.protected_origins, &["http://127.0.0.1:5710"]).unwrap();
+//! assert!(m.url("https:\\\\Seven.SLICCY.ai:8443/x"));
+//! assert!(m.url("blob:https://seven.sliccy.ai/0b7c"));
+//! assert!(m.url("http://0x7f.1:5710/"));
+//! assert!(!m.url("https://sliccy.ai.evil.test/"));
+//! assert!(m.target("about:blank", false, Opener::Unknown));
+//! assert!(m.cookie_domain(".SLICCY.AI"));
+//! assert!(m.storage_key("https://evil.test/^0https://seven.sliccy.ai"));
+//! assert_eq!(m.refusal(), "slicc: refused: target is on seven's origin");
+//! # }
+//! ```
+//!
+//! # The rules
+//!
+//! A URL is parsed with WHATWG rules (the `url` crate). While its scheme is an inner scheme
+//! (`blob`, `filesystem`, `view-source`), the rest after `<scheme>:` replaces it, at most 8
+//! times. A scheme in `anySchemes` (`devtools`) is always protected. A scheme in `schemes`
+//! (`https`, `http`) is protected when its host, lower-cased and without one trailing dot, is
+//! one of `hosts`, or one of `domains` or under one, on any port. Any other URL is protected when
+//! `scheme://host[:port]` (without the default port) is one of the extra origins. A URL that
+//! does not parse is not protected, except where Chromium might load it (below).
+//!
+//! # Where parsers differ, the matcher fails closed
+//!
+//! The `url` crate is not Chromium. Where the two could disagree on a host, the matcher answers
+//! "protected" when Chromium might load the URL on a protected origin. Each of these has
+//! vectors in `protected.json`, and [`Reason`] names it ([`Divergence`]):
+//!
+//! - **Invalid `xn--` labels** ([`Divergence::RejectedHost`]): the `url` crate rejects an
+//!   ASCII host with a label that is not valid Punycode (`https://xn--a.sliccy.ai/`,
+//!   `https://xn--.sliccy.ai/`; servo/rust-url#1135). Chromium does no IDNA on an all-ASCII
+//!   host and loads it, and the URL Standard now passes such labels through.
+//! - **Spaces in hosts** ([`Divergence::RejectedHost`]): Chromium escapes a space in a host
+//!   (`a b` or `a%20b` becomes `a%20b`, crbug.com/1416013) where the URL Standard fails;
+//!   `https://a b.sliccy.ai/` loads a `sliccy.ai` host in Chromium.
+//! - **Percent signs from IDNA** ([`Divergence::RejectedHost`]): Chromium unescapes the host a
+//!   second time after IDNA, so full-width `％` (U+FF05) and small `﹪` (U+FE6A), which UTS 46
+//!   maps to `%`, make escapes: `https://seven.sliccy.％61i/` is `seven.sliccy.ai` in Chromium
+//!   (WPT cases the `url` crate lists in `expected_failures_chromium.txt`).
+//! - **Deviation characters** ([`Divergence::Transitional`]): Chromium opens ICU's UTS 46 with
+//!   only `UIDNA_CHECK_BIDI` (`url/url_idna_icu.cc`): transitional processing, no CONTEXTJ
+//!   check. So `ß` becomes `ss`, `ς` becomes `σ` and ZWJ/ZWNJ vanish
+//!   (`https://se\u{200D}ven.sliccy.ai/`), where the `url` crate keeps or rejects them. Capital
+//!   `ẞ` (U+1E9E) mapped to `ss` before Unicode 15.1 and is treated the same way. Both forms
+//!   are judged, and either being protected is enough.
+//! - **Code points a parser does not know** ([`Divergence::RejectedHost`]): the Unicode
+//!   version of the `url` crate's IDNA tables and Chromium's ICU differ (Unicode 16 added
+//!   outlined letters that map to ASCII, such as U+1CCE2 for `s`). When the `url` crate rejects
+//!   a host, each character it cannot map, or that needs a context, is treated as "any text"
+//!   and the host is protected if it could then be a protected host.
+//! - **`devtools:` hosts** ([`Divergence::RejectedHost`]): Chromium registers `devtools` as a
+//!   standard scheme and reads its host leniently, where the `url` crate fails an opaque host
+//!   (`devtools://a b/`); a `devtools:` URL is protected even when the `url` crate rejects it.
+//! - **Rejected IP literals** ([`Divergence::NumericHost`]): when the `url` crate rejects a
+//!   host made only of IPv4 number characters, or an IPv6 literal, and an extra origin with
+//!   the same scheme and port has an IP host, the URL is protected.
+//! - **Nesting** ([`Divergence::Nesting`]): inner schemes nested more than 8 deep are
+//!   protected rather than judged by the scheme left after 8.
+//! - **WebSocket URLs** ([`Divergence::WebSocket`]): `ws:` and `wss:` are not in `schemes`,
+//!   but Chromium's cookie store treats them as `http:` and `https:` (CDP's
+//!   `Network.getCookies`/`setCookie`/`deleteCookies` take such URLs), so they are judged as
+//!   those too: `wss://seven.sliccy.ai/` is protected, `ftp://seven.sliccy.ai/` (FTP is gone
+//!   from Chromium and has no cookies) is not.
+//!
+//! Ports are not a divergence: Chromium and the URL Standard both refuse a port that is not
+//! all ASCII digits or is above 65535, so such a URL is not protected whatever its host.
+//!
+//! Targets, cookie domains and storage keys fail closed too: `about:blank` and `about:srcdoc`
+//! inherit also with a trailing slash (Chromium's `GURL::IsAboutBlank`), in any case and with
+//! escapes; a cookie domain has every leading and trailing dot removed, an empty one is
+//! protected, and an IPv6 extra origin matches with and without brackets; every `^` part of a
+//! storage key that is a URL is judged, so the opaque top-level site's precursor (`^6`) is too.
+
+#[cfg(feature = "protected")]
+mod fallback;
+#[cfg(feature = "protected")]
+mod fast;
+#[cfg(feature = "protected")]
+mod matcher;
+#[cfg(feature = "protected")]
+mod reason;
+#[cfg(feature = "corpus")]
+mod vectors;
+
+#[cfg(feature = "protected")]
+pub use matcher::Matcher;
+#[cfg(feature = "protected")]
+pub use reason::{Divergence, Reason, Rule};
+#[cfg(feature = "corpus")]
+pub use vectors::{
+    vectors, CookieDomainVector, StorageKeyVector, TargetVector, UrlVector, Vectors,
+    OPENER_PROTECTED, OPENER_UNKNOWN, OPENER_UNPROTECTED,
+};
+
+/// How many times an inner scheme (`blob:`, `filesystem:`, `view-source:`) is unwrapped.
+pub const MAX_INNER: usize = 8;
+
+/// The opener of a CDP target whose URL inherits its origin (`about:blank`, the empty URL).
+///
+/// In `protected.json` the three named states are the strings `protected`, `unprotected` and
+/// `unknown`; [`Opener::None`] is a target vector without `opener`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Opener {
+    /// The target has no opener (`openerId` and `openerFrameId` are absent).
+    #[default]
+    None,
+    /// The opener is a protected target.
+    Protected,
+    /// The opener is a target that is not protected.
+    Unprotected,
+    /// The opener was already gone when the program first looked: treated as protected.
+    Unknown,
+}
+
+impl Opener {
+    /// The opener of a vector's `opener` member: `None` for an absent member, `None` (the
+    /// `Option`) for a name that is not one of the three.
+    ///
+    /// ```
+    /// use slicc_browsers::protected::Opener;
+    /// assert_eq!(Opener::from_name(Some("unknown")), Some(Opener::Unknown));
+    /// assert_eq!(Opener::from_name(None), Some(Opener::None));
+    /// assert_eq!(Opener::from_name(Some("none")), None);
+    /// ```
+    pub fn from_name(name: Option<&str>) -> Option<Opener> {
+        match name {
+            None => Some(Opener::None),
+            Some("protected") => Some(Opener::Protected),
+            Some("unprotected") => Some(Opener::Unprotected),
+            Some("unknown") => Some(Opener::Unknown),
+            Some(_) => None,
+        }
+    }
+
+    /// The name `protected.json` uses, `None` for [`Opener::None`].
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Opener::None => None,
+            Opener::Protected => Some("protected"),
+            Opener::Unprotected => Some("unprotected"),
+            Opener::Unknown => Some("unknown"),
+        }
+    }
+
+    /// Whether an inheriting document opened by this opener counts as protected.
+    pub fn passes_on_protection(self) -> bool {
+        matches!(self, Opener::Protected | Opener::Unknown)
+    }
+}

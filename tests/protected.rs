@@ -1,0 +1,238 @@
+//! Every vector of `protected.json` through the matcher, plus what the vectors can't say:
+//! `Matcher::new` errors, `explain`, and the fast path agreeing with the full parse.
+#![cfg(all(feature = "protected", feature = "corpus"))]
+
+use slicc_browsers::protected::{vectors, Divergence, Matcher, Opener, Rule, Vectors};
+use slicc_browsers::{shared_catalog, Error};
+
+fn matcher(v: &Vectors) -> Matcher {
+    Matcher::new(&shared_catalog().protected_origins, &v.origins)
+        .expect("the vectors' origins are origins")
+}
+
+#[test]
+fn every_vector_passes() {
+    let v = vectors();
+    let m = matcher(&v);
+    let mut failures = Vec::new();
+    for u in &v.urls {
+        let got = m.url(&u.url);
+        if got != u.protected {
+            failures.push(format!(
+                "url {:?}: expected {}, got {got} ({:?})",
+                u.url,
+                u.protected,
+                m.explain(&u.url)
+            ));
+        }
+        // The three ways of asking agree on every vector.
+        if m.url_parsed(&u.url) != got || m.explain(&u.url).is_some() != got {
+            failures.push(format!(
+                "url {:?}: url, url_parsed and explain disagree",
+                u.url
+            ));
+        }
+    }
+    for t in &v.targets {
+        let opener = Opener::from_name(t.opener.as_deref()).expect("a known opener");
+        let got = m.target(&t.url, t.previous, opener);
+        if got != t.protected {
+            failures.push(format!("target {t:?}: got {got}"));
+        }
+    }
+    for c in &v.cookie_domains {
+        if m.cookie_domain(&c.domain) != c.protected {
+            failures.push(format!("cookie domain {c:?}: got {}", !c.protected));
+        }
+    }
+    for k in &v.storage_keys {
+        if m.storage_key(&k.key) != k.protected {
+            failures.push(format!("storage key {k:?}: got {}", !k.protected));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failing vectors:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn the_file_is_big_enough_and_both_sided() {
+    let v = vectors();
+    assert!(v.urls.len() >= 200, "{} URL vectors", v.urls.len());
+    for kind in [
+        v.urls.iter().map(|u| u.protected).collect::<Vec<_>>(),
+        v.targets.iter().map(|t| t.protected).collect(),
+        v.cookie_domains.iter().map(|c| c.protected).collect(),
+        v.storage_keys.iter().map(|k| k.protected).collect(),
+    ] {
+        assert!(kind.contains(&true) && kind.contains(&false));
+    }
+    // Every opener × previous × inheriting form is there.
+    for opener in [
+        None,
+        Some("protected"),
+        Some("unprotected"),
+        Some("unknown"),
+    ] {
+        for previous in [false, true] {
+            for form in ["", "about:blank", "about:srcdoc"] {
+                assert!(
+                    v.targets.iter().any(|t| t.url == form
+                        && t.previous == previous
+                        && t.opener.as_deref() == opener),
+                    "no target {form:?} previous={previous} opener={opener:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_vector_uses_a_reserved_port() {
+    let text = slicc_browsers::PROTECTED;
+    for port in 9222..=9229 {
+        assert!(
+            !text.contains(&format!(":{port}")),
+            "port {port} in protected.json"
+        );
+    }
+}
+
+#[test]
+fn each_divergence_has_a_vector() {
+    let v = vectors();
+    let m = matcher(&v);
+    let mut seen = Vec::new();
+    for u in &v.urls {
+        if let Some(Rule::FailClosed { divergence, .. }) = m.explain(&u.url).map(|r| r.rule) {
+            seen.push(divergence);
+        }
+    }
+    for d in [
+        Divergence::RejectedHost,
+        Divergence::Transitional,
+        Divergence::NumericHost,
+        Divergence::Nesting,
+        Divergence::WebSocket,
+    ] {
+        assert!(seen.contains(&d), "no vector exercises {d:?}");
+    }
+}
+
+#[test]
+fn bad_extra_origins_are_errors() {
+    let origins = &shared_catalog().protected_origins;
+    for bad in [
+        "localhost:5710",
+        "127.0.0.1:5710",
+        "http://",
+        "https://seven.example.test/path",
+        "https://seven.example.test/?q",
+        "https://seven.example.test/#f",
+        "https://user@seven.example.test",
+        "about:blank",
+        "not an origin",
+        "",
+    ] {
+        match Matcher::new(origins, &[bad]) {
+            Err(Error::Invalid { path, .. }) => {
+                assert!(path.contains("extra origin 0"), "{bad:?}: {path}")
+            }
+            other => panic!("{bad:?} was accepted: {other:?}"),
+        }
+    }
+    for good in [
+        "http://127.0.0.1:5710",
+        "https://seven.example.test/",
+        "http://[::1]:5712",
+        "HTTPS://Seven.Example.Test:443",
+    ] {
+        assert!(Matcher::new(origins, &[good]).is_ok(), "{good:?}");
+    }
+}
+
+#[test]
+fn bad_catalog_lists_are_errors() {
+    let mut origins = shared_catalog().protected_origins.clone();
+    origins.domains.push("not a domain/".into());
+    let err = Matcher::new(&origins, &[] as &[&str]).unwrap_err();
+    assert!(
+        err.to_string().contains("/protectedOrigins/domains/1"),
+        "{err}"
+    );
+
+    let mut origins = shared_catalog().protected_origins.clone();
+    origins.schemes.push("1http".into());
+    let err = Matcher::new(&origins, &[] as &[&str]).unwrap_err();
+    assert!(
+        err.to_string().contains("/protectedOrigins/schemes/2"),
+        "{err}"
+    );
+}
+
+#[test]
+fn explain_names_the_rule() {
+    let v = vectors();
+    let m = matcher(&v);
+    let cases: [(&str, &str); 8] = [
+        (
+            "https://seven.sliccy.ai/",
+            "host seven.sliccy.ai is under sliccy.ai",
+        ),
+        (
+            "https://sliccy.ai./",
+            "host sliccy.ai is a protected domain",
+        ),
+        (
+            "https://VAULT.sliccy.ai",
+            "host vault.sliccy.ai is protected",
+        ),
+        (
+            "devtools://devtools/",
+            "scheme devtools: is always protected",
+        ),
+        (
+            "http://0x7f.1:5710/",
+            "origin http://127.0.0.1:5710 is an extra origin",
+        ),
+        (
+            "blob:filesystem:https://sliccy.ai/x",
+            "host sliccy.ai is a protected domain (inside blob: filesystem:)",
+        ),
+        ("https://xn--a.sliccy.ai/", "fail closed (rejected-host)"),
+        ("wss://seven.sliccy.ai/", "fail closed (websocket)"),
+    ];
+    for (url, expected) in cases {
+        let why = m
+            .explain(url)
+            .unwrap_or_else(|| panic!("{url} is protected"));
+        assert!(why.to_string().starts_with(expected), "{url}: {why}");
+    }
+    assert_eq!(m.explain("https://example.test/"), None);
+}
+
+#[test]
+fn refusal_is_the_catalogs() {
+    let m = matcher(&vectors());
+    assert_eq!(m.refusal(), shared_catalog().protected_origins.refusal);
+    assert_eq!(m.refusal(), "slicc: refused: target is on seven's origin");
+}
+
+#[test]
+fn vectors_reject_other_schemas_and_keep_their_shape() {
+    assert!(matches!(
+        Vectors::parse(r#"{"schema": 2}"#),
+        Err(Error::Schema { .. })
+    ));
+    assert!(matches!(Vectors::parse("[]"), Err(Error::Invalid { .. })));
+    let err = Vectors::parse(r#"{"schema": 1, "origins": []}"#).unwrap_err();
+    assert!(matches!(err, Error::Json { .. }), "{err}");
+    // Serialising leaves out `previous: false` and an absent opener, as the format says.
+    let v = vectors();
+    let text = serde_json::to_string(&v).unwrap();
+    assert!(!text.contains("\"previous\":false") && !text.contains("\"opener\":null"));
+    assert_eq!(Vectors::parse(&text).unwrap(), v);
+}
