@@ -9,10 +9,12 @@ mod catalog;
 mod corpus;
 mod corpus_case;
 mod guard;
+mod protected;
 
 pub use catalog::catalog_rules;
 pub use corpus::corpus_rules;
 pub use guard::{guard_problems, guard_rules, RULES as GUARD_RULES};
+pub use protected::protected_rules;
 
 use std::fmt;
 use std::path::Path;
@@ -82,6 +84,17 @@ pub fn validate_dir(dir: &Path) -> Vec<Problem> {
     if dir.join(guard::FILE).exists() {
         if let Some(vectors) = read_json(dir, guard::FILE, &mut problems) {
             problems.extend(guard_problems(dir, &vectors));
+        }
+    }
+    if dir.join("protected.json").exists() {
+        if let Some(vectors) = read_json(dir, "protected.json", &mut problems) {
+            problems.extend(check_schema(
+                dir,
+                "protected.json",
+                "protected.schema.json",
+                &vectors,
+            ));
+            problems.extend(protected_rules("protected.json", &catalog, &vectors));
         }
     }
     problems

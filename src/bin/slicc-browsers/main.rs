@@ -2,6 +2,7 @@
 //! run the conformance files, launch a browser for seven, and validate the crate's files.
 
 mod args;
+mod check;
 mod conformance;
 mod corpus;
 mod launch;
@@ -20,8 +21,14 @@ commands:
                       this machine's browsers, ranked (--json: output schema 1)
   conformance corpus [FILE] [--os darwin|linux|windows]
                       run a corpus file (the shipped one by default) through discovery
+  conformance protected [FILE]
+                      run protected-origin vectors (the shipped protected.json by default)
   launch [--browser <id>] [--profile <name>] [--headless] [--json]
                       launch a browser for seven in a seven profile and print its endpoint
+  check [--origin O]... <url>...
+                      say whether each URL is protected, and why (--origin: an extra origin)
+  check [--origin O]... --json-lines
+                      read JSON strings from stdin, write one {url, protected} object per line
   validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
   corpus build [DIR] [--check]
                       regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
@@ -35,6 +42,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let result = match command.as_str() {
+        "check" => check::run(args),
         "list" => list::run(args),
         "conformance" => conformance::run(args),
         "launch" => launch::run(args),

@@ -1,0 +1,74 @@
+//! `slicc-browsers check [--origin <origin>]... <url>...` and `check --json-lines`.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use slicc_browsers::protected::Matcher;
+
+use crate::args::Args;
+
+/// Says whether each URL is protected, and why. Exits 0 when every URL is allowed, 1 when any
+/// is protected; with `--json-lines`, reads JSON strings from standard input and writes
+/// `{"url":…,"protected":…}` per line, in order.
+pub fn run(mut args: Args) -> Result<ExitCode, String> {
+    let origins = args.values("--origin")?;
+    let json_lines = args.flag("--json-lines");
+    let urls = args.positionals();
+    args.finish()?;
+    let matcher = Matcher::new(
+        &slicc_browsers::shared_catalog().protected_origins,
+        &origins,
+    )
+    .map_err(|e| e.to_string())?;
+    if json_lines {
+        if !urls.is_empty() {
+            return Err("--json-lines reads URLs from standard input, not the command line".into());
+        }
+        return json_lines_run(&matcher);
+    }
+    if urls.is_empty() {
+        return Err("check needs at least one URL (or --json-lines)".into());
+    }
+    let mut any = false;
+    for url in &urls {
+        match matcher.explain(url) {
+            Some(reason) => {
+                any = true;
+                println!("protected  {}  ({reason})", shown(url));
+            }
+            None => println!("allowed    {}", shown(url)),
+        }
+    }
+    Ok(if any {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The URL as typed, or as a JSON string when it holds control characters.
+fn shown(url: &str) -> String {
+    if url.chars().any(char::is_control) {
+        serde_json::to_string(url).unwrap_or_else(|_| url.escape_debug().to_string())
+    } else {
+        url.to_string()
+    }
+}
+
+fn json_lines_run(matcher: &Matcher) -> Result<ExitCode, String> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.map_err(|e| format!("standard input: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let url: String = serde_json::from_str(&line)
+            .map_err(|e| format!("standard input, line {}: not a JSON string: {e}", n + 1))?;
+        let answer = serde_json::json!({ "url": url, "protected": matcher.url(&url) });
+        writeln!(out, "{answer}").map_err(|e| format!("standard output: {e}"))?;
+    }
+    out.flush().map_err(|e| format!("standard output: {e}"))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,150 @@
+//! The command line over the protected origins: `check`, `check --json-lines` and
+//! `conformance protected`.
+#![cfg(feature = "cli")]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn cli(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn check_says_protected_or_allowed_with_the_reason() {
+    let o = cli(
+        &[
+            "check",
+            "--origin",
+            "http://127.0.0.1:5710",
+            "https://Seven.Sliccy.AI/x",
+            "https://example.test/",
+            "http://0x7f.1:5710/",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with(
+            "protected  https://Seven.Sliccy.AI/x  (host seven.sliccy.ai is under sliccy.ai)"
+        ),
+        "{out}"
+    );
+    assert_eq!(lines[1], "allowed    https://example.test/");
+    assert!(
+        lines[2].contains("origin http://127.0.0.1:5710 is an extra origin"),
+        "{out}"
+    );
+    assert_eq!(o.status.code(), Some(1), "a protected URL exits 1");
+
+    let o = cli(&["check", "https://example.test/"], "");
+    assert_eq!(o.status.code(), Some(0));
+    // Without --origin, the extra origin is not protected.
+    let o = cli(&["check", "http://127.0.0.1:5710/"], "");
+    assert!(stdout(&o).starts_with("allowed"), "{}", stdout(&o));
+}
+
+#[test]
+fn check_rejects_a_bad_origin_and_no_urls() {
+    let o = cli(
+        &[
+            "check",
+            "--origin",
+            "localhost:5710",
+            "https://example.test/",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("extra origin 0"));
+    assert_eq!(cli(&["check"], "").status.code(), Some(2));
+}
+
+#[test]
+fn json_lines_answer_in_order_with_tabs_and_newlines() {
+    let urls = [
+        "https://seven.sli\tccy.ai/",
+        "https://example.test/",
+        "https://seven.sli\nccy.ai/",
+        "",
+        "wss://sliccy.ai",
+    ];
+    let input: String = urls
+        .iter()
+        .map(|u| serde_json::to_string(u).unwrap() + "\n")
+        .collect();
+    let o = cli(&["check", "--json-lines"], &input);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let answers: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let expected = [true, false, true, false, true];
+    assert_eq!(answers.len(), urls.len());
+    for ((answer, url), protected) in answers.iter().zip(urls).zip(expected) {
+        assert_eq!(
+            answer,
+            &serde_json::json!({ "url": url, "protected": protected })
+        );
+    }
+    let o = cli(
+        &["check", "--json-lines"],
+        "\"https://example.test/\"\nnot json\n",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 2"));
+}
+
+#[test]
+fn conformance_protected_passes_on_the_shipped_file() {
+    let o = cli(&["conformance", "protected"], "");
+    let out = stdout(&o);
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.ends_with(" passed, 0 failed"), "{out}");
+    let passed: usize = last.split(' ').next().unwrap().parse().unwrap();
+    let v = slicc_browsers::protected::vectors();
+    assert_eq!(
+        passed,
+        v.urls.len() + v.targets.len() + v.cookie_domains.len() + v.storage_keys.len()
+    );
+    assert!(o.status.success());
+}
+
+#[test]
+fn conformance_protected_reports_each_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("protected.json");
+    let mut v = slicc_browsers::protected::vectors();
+    v.urls[0].protected = !v.urls[0].protected;
+    v.cookie_domains[0].protected = !v.cookie_domains[0].protected;
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let o = cli(&["conformance", "protected", file.to_str().unwrap()], "");
+    let out = stdout(&o);
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("FAIL ")).count(),
+        2,
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with(" passed, 2 failed"), "{out}");
+    assert_eq!(o.status.code(), Some(1));
+    let o = cli(&["conformance", "nothing"], "");
+    assert_eq!(o.status.code(), Some(2));
+}
