@@ -1,10 +1,15 @@
 //! `slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...`: this machine's
 //! browsers, ranked.
+//!
+//! `SLICC_DISCOVERY` narrows what is read, as slicc-cli's tests use it: `isolated` reads only
+//! the `--cdp` URLs; `installed` adds the installed browsers; `home` adds the
+//! DevToolsActivePort files under the home and config dirs from the environment, six's
+//! profiles included. Unset, everything is read: also the process list and the probe ports.
 
 use std::process::ExitCode;
 
 use slicc_browsers::catalog::Os;
-use slicc_browsers::discovery::{discover, installed, Entry, Options, Output, SystemHost};
+use slicc_browsers::discovery::{discover, installed, Entry, Options, Output, Sources, SystemHost};
 
 use crate::args::Args;
 
@@ -19,7 +24,43 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let mut options = Options::new(os);
     options.cdp = cdp;
     options.origins = origins;
-    options.installed = installed::scan(&host, os);
+    let mode = std::env::var("SLICC_DISCOVERY").unwrap_or_default();
+    let (sources, with_installed) = match mode.as_str() {
+        "" => (Sources::ALL, true),
+        "isolated" => (
+            Sources {
+                flag: true,
+                ..Sources::NONE
+            },
+            false,
+        ),
+        "installed" => (
+            Sources {
+                flag: true,
+                ..Sources::NONE
+            },
+            true,
+        ),
+        "home" => {
+            let home = Sources {
+                flag: true,
+                user_data_dirs: true,
+                seven_profiles: true,
+                six: true,
+                ..Sources::NONE
+            };
+            (home, true)
+        }
+        other => {
+            return Err(format!(
+                "SLICC_DISCOVERY={other:?} is not one of isolated, installed, home"
+            ))
+        }
+    };
+    options.sources = sources;
+    if with_installed {
+        options.installed = installed::scan(&host, os);
+    }
     let output = discover(&host, &options);
     if json {
         let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
