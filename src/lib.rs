@@ -68,6 +68,8 @@ pub const PROTECTED_SCHEMA: &str = include_str!("../schema/protected.schema.json
 pub const PROTECTED: &str = include_str!("../protected.json");
 
 mod error;
+#[cfg(feature = "serde")]
+mod json;
 pub use error::Error;
 
 #[cfg(feature = "serde")]

@@ -110,31 +110,7 @@ impl Catalog {
     /// assert!(matches!(err, Error::Schema { .. }));
     /// ```
     pub fn parse(text: &str) -> Result<Catalog, Error> {
-        const WHAT: &str = "catalog.json";
-        // The schema is checked first, so a schema 2 file is reported as such and not as
-        // whatever shape difference schema 2 brings.
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
-        let Some(object) = value.as_object() else {
-            return Err(Error::invalid("/", "the catalog must be a JSON object"));
-        };
-        match object.get("schema") {
-            Some(serde_json::Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => {}
-            Some(other) => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: other.to_string(),
-                })
-            }
-            None => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: "missing".into(),
-                })
-            }
-        }
-        // Parse from the text, not the value, so shape errors keep their line and column.
-        let catalog: Catalog = serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
+        let catalog: Catalog = crate::json::parse_versioned("catalog.json", text, "schema")?;
         catalog.check_patterns()?;
         Ok(catalog)
     }

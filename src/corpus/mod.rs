@@ -98,25 +98,7 @@ impl Corpus {
     /// assert!(Corpus::parse(r#"{"schema": 1, "cases": []}"#).unwrap().cases.is_empty());
     /// ```
     pub fn parse(text: &str) -> Result<Corpus, Error> {
-        const WHAT: &str = "corpus.json";
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
-        match value.get("schema") {
-            Some(Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => {}
-            Some(other) => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: other.to_string(),
-                })
-            }
-            None if value.is_object() => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: "missing".into(),
-                })
-            }
-            None => return Err(Error::invalid("/", "the corpus must be a JSON object")),
-        }
-        serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))
+        crate::json::parse_versioned("corpus.json", text, "schema")
     }
 
     /// The case with this name.

@@ -138,31 +138,7 @@ impl Vectors {
     /// assert!(matches!(err, Error::Schema { .. }));
     /// ```
     pub fn parse(text: &str) -> Result<Vectors, Error> {
-        const WHAT: &str = "guard-vectors.json";
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
-        match value.get("schemaVersion") {
-            Some(Value::Number(n)) if n.as_u64() == Some(1) => {}
-            Some(other) => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: other.to_string(),
-                })
-            }
-            None if value.is_object() => {
-                return Err(Error::Schema {
-                    what: WHAT,
-                    found: "missing".into(),
-                })
-            }
-            None => {
-                return Err(Error::invalid(
-                    "/",
-                    "the guard vectors must be a JSON object",
-                ))
-            }
-        }
-        // Parsed from the text (not the Value) so that errors carry a line and column.
-        serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))
+        crate::json::parse_versioned("guard-vectors.json", text, "schemaVersion")
     }
 
     /// The vector with this id.

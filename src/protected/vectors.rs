@@ -107,20 +107,6 @@ impl Vectors {
     /// assert!(matches!(err, Error::Schema { .. }));
     /// ```
     pub fn parse(text: &str) -> Result<Vectors, Error> {
-        const WHAT: &str = "protected.json";
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))?;
-        let found = match value.get("schema") {
-            Some(serde_json::Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => {
-                None
-            }
-            Some(other) => Some(other.to_string()),
-            None if value.is_object() => Some("missing".to_string()),
-            None => return Err(Error::invalid("/", "protected.json must be a JSON object")),
-        };
-        if let Some(found) = found {
-            return Err(Error::Schema { what: WHAT, found });
-        }
-        serde_json::from_str(text).map_err(|e| Error::json(WHAT, &e))
+        crate::json::parse_versioned("protected.json", text, "schema")
     }
 }
