@@ -1,6 +1,6 @@
 //! DevToolsActivePort files (§2.2): reading one, and the candidate it gives.
 
-use crate::catalog::{join_path, Os};
+use crate::catalog::{join_path, ActivePort, Os};
 
 use super::candidate::{Candidate, Check};
 use super::host::Host;
@@ -22,27 +22,8 @@ pub(crate) const ACTIVE_PORT_LIMIT: usize = 4096;
 /// assert_eq!(parse_active_port(b"5000\nrelative"), None);
 /// ```
 pub fn parse_active_port(bytes: &[u8]) -> Option<(u16, String)> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let mut lines = text.split('\n').map(|l| {
-        let l = l.strip_suffix('\r').unwrap_or(l);
-        l.trim()
-    });
-    let port = lines.next()?;
-    let path = lines.next()?;
-    if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    // Strip leading zeros by hand so a long run of them cannot overflow the parse.
-    let digits = port.trim_start_matches('0');
-    if digits.is_empty() || digits.len() > 5 {
-        return None;
-    }
-    let port: u32 = digits.parse().ok()?;
-    let port = u16::try_from(port).ok()?;
-    if !path.starts_with('/') {
-        return None;
-    }
-    Some((port, path.to_string()))
+    let file = ActivePort::parse(std::str::from_utf8(bytes).ok()?)?;
+    Some((file.port, file.path))
 }
 
 /// The candidate of `<dir>/DevToolsActivePort`, when the file exists and is well formed.

@@ -41,7 +41,7 @@ mod six;
 mod user_data;
 
 #[cfg(not(target_os = "wasi"))]
-mod http;
+pub(crate) mod http;
 #[cfg(not(target_os = "wasi"))]
 mod system;
 

@@ -2,8 +2,7 @@
 //! system, free ports, starting the browser, waiting for its DevToolsActivePort and asking
 //! its DevTools HTTP endpoint.
 
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::catalog::{ActivePort, Os};
+use crate::discovery::{Http, Request};
 use crate::Catalog;
 
 use super::{
@@ -174,96 +174,27 @@ pub fn wait_for_endpoint(
 /// The most a DevTools answer may hold: far more than any `/json/version` or `/json/list`.
 const MAX_RESPONSE: usize = 16 << 20;
 
-/// `GET http://127.0.0.1:<port><path>` and its body as JSON (status 200 only).
+/// `GET http://127.0.0.1:<port><path>` and its body as JSON (status 200 only), through
+/// discovery's HTTP client (which reads by length: Chromium keeps connections open).
 pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error> {
     let url = format!("http://127.0.0.1:{port}{path}");
     let fail = |message: String| Error::Endpoint {
         url: url.clone(),
         message,
     };
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let mut stream =
-        TcpStream::connect_timeout(&addr, timeout).map_err(|e| fail(format!("connect: {e}")))?;
-    stream
-        .set_read_timeout(Some(timeout))
-        .and_then(|()| stream.set_write_timeout(Some(timeout)))
-        .map_err(|e| fail(format!("set timeout: {e}")))?;
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| fail(format!("write: {e}")))?;
-    // Chromium keeps the connection open whatever the request says, so the body is read by
-    // its Content-Length (or its chunks), not to the end of the stream.
-    let mut response = Vec::new();
-    let mut buf = [0u8; 8192];
-    let split = loop {
-        if let Some(i) = response.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        if response.len() > MAX_RESPONSE {
-            return Err(fail("header too long".into()));
-        }
-        match stream.read(&mut buf) {
-            Ok(0) => return Err(fail("closed before the header ended".into())),
-            Ok(n) => response.extend_from_slice(&buf[..n]),
-            Err(e) => return Err(fail(format!("read: {e}"))),
-        }
+    let request = Request {
+        host: Ipv4Addr::LOCALHOST.to_string(),
+        port,
+        path: path.to_string(),
+        limit: MAX_RESPONSE,
     };
-    let head = String::from_utf8_lossy(&response[..split]).into_owned();
-    let mut body = response[split + 4..].to_vec();
-    let status = head.lines().next().unwrap_or("");
-    if status.split_whitespace().nth(1) != Some("200") {
-        return Err(fail(format!("answered {status:?}")));
-    }
-    let header = |name: &str| {
-        head.lines().skip(1).find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.trim()
-                .eq_ignore_ascii_case(name)
-                .then(|| v.trim().to_string())
-        })
-    };
-    let chunked =
-        header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-    let length = header("content-length").and_then(|v| v.parse::<usize>().ok());
-    let complete = |body: &[u8]| match (chunked, length) {
-        (true, _) => dechunk(body).is_some(),
-        (false, Some(n)) => body.len() >= n,
-        (false, None) => false,
-    };
-    while !complete(&body) {
-        if body.len() > MAX_RESPONSE {
-            return Err(fail("answer too long".into()));
+    match crate::discovery::http::get(&request, timeout, timeout) {
+        Http::Refused => Err(fail("connection refused".into())),
+        Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
+        Http::Response { status: 200, body } => {
+            serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))
         }
-        match stream.read(&mut buf) {
-            Ok(0) if !chunked && length.is_none() => break,
-            Ok(0) => return Err(fail("closed before the body ended".into())),
-            Ok(n) => body.extend_from_slice(&buf[..n]),
-            Err(e) => return Err(fail(format!("read: {e}"))),
-        }
-    }
-    if chunked {
-        body = dechunk(&body).ok_or_else(|| fail("bad chunked body".into()))?;
-    } else if let Some(n) = length {
-        body.truncate(n);
-    }
-    serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))
-}
-
-/// Decodes a chunked HTTP body.
-fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
-        let size = std::str::from_utf8(&body[..line_end]).ok()?;
-        let size = usize::from_str_radix(size.split(';').next()?.trim(), 16).ok()?;
-        body = &body[line_end + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        out.extend_from_slice(body.get(..size)?);
-        body = body.get(size + 2..)?;
+        Http::Response { status, .. } => Err(fail(format!("answered HTTP {status}"))),
     }
 }
 
