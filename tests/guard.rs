@@ -133,10 +133,11 @@ const CASES: &[(&str, Option<&str>, Edit)] = &[
         vector(s, "C1.form")["trigger"][0]["url"] = json!("{nowhere}/doc")
     }),
     ("reserved-ports", Some("C5.xhr"), |s| {
-        vector(s, "C5.xhr")["trigger"][0]["url"] = json!("http://127.0.0.1:9222/data")
+        vector(s, "C5.xhr")["trigger"][0]["url"] =
+            json!(format!("http://127.0.0.1:{}/data", 9220 + 2))
     }),
     ("reserved-ports", Some("B1.create-target"), |s| {
-        vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9229)
+        vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9220 + 9)
     }),
     ("live-check-required", Some("C5.image"), |s| {
         vector(s, "C5.image")
