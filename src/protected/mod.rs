@@ -42,12 +42,13 @@
 //!   `https://xn--.sliccy.ai/`; servo/rust-url#1135). Chromium does no IDNA on an all-ASCII
 //!   host and loads it, and the URL Standard now passes such labels through.
 //! - **Spaces in hosts** ([`Divergence::RejectedHost`]): Chromium escapes a space in a host
-//!   (`a b` or `a%20b` becomes `a%20b`, crbug.com/1416013) where the URL Standard fails;
-//!   `https://a b.sliccy.ai/` loads a `sliccy.ai` host in Chromium.
+//!   (`a b` or `a%20b` becomes `a%20b`; `kEsc` in `url/url_canon_host.cc`, crbug.com/1416013)
+//!   where the URL Standard fails: `https://a b.sliccy.ai/` loads a `sliccy.ai` host in Chromium.
 //! - **Percent signs from IDNA** ([`Divergence::RejectedHost`]): Chromium unescapes the host a
-//!   second time after IDNA, so full-width `％` (U+FF05) and small `﹪` (U+FE6A), which UTS 46
-//!   maps to `%`, make escapes: `https://seven.sliccy.％61i/` is `seven.sliccy.ai` in Chromium
-//!   (WPT cases the `url` crate lists in `expected_failures_chromium.txt`).
+//!   second time after IDNA (`DoIDNHost` in `url/url_canon_host.cc`), so full-width `％`
+//!   (U+FF05) and small `﹪` (U+FE6A), which UTS 46 maps to `%`, make escapes:
+//!   `https://seven.sliccy.％61i/` is `seven.sliccy.ai` in Chromium (WPT cases the `url` crate
+//!   lists in `expected_failures_chromium.txt`).
 //! - **Deviation characters** ([`Divergence::Transitional`]): Chromium opens ICU's UTS 46 with
 //!   only `UIDNA_CHECK_BIDI` (`url/url_idna_icu.cc`): transitional processing, no CONTEXTJ
 //!   check. So `ß` becomes `ss`, `ς` becomes `σ` and ZWJ/ZWNJ vanish
@@ -55,10 +56,11 @@
 //!   `ẞ` (U+1E9E) mapped to `ss` before Unicode 15.1 and is treated the same way. Both forms
 //!   are judged, and either being protected is enough.
 //! - **Code points a parser does not know** ([`Divergence::RejectedHost`]): the Unicode
-//!   version of the `url` crate's IDNA tables and Chromium's ICU differ (Unicode 16 added
-//!   outlined letters that map to ASCII, such as U+1CCE2 for `s`). When the `url` crate rejects
-//!   a host, each character it cannot map, or that needs a context, is treated as "any text"
-//!   and the host is protected if it could then be a protected host.
+//!   versions of IDNA tables differ. The `url` crate maps Unicode 16's outlined letters
+//!   (U+1CCE8 is `s`) that Node 20 rejects; a newer ICU in Chromium may map code points the
+//!   `url` crate rejects. When the `url` crate rejects a host, each character it cannot map on
+//!   its own (or that needs a context) is read as "any text", and the host is protected if it
+//!   could then be a protected host.
 //! - **`devtools:` hosts** ([`Divergence::RejectedHost`]): Chromium registers `devtools` as a
 //!   standard scheme and reads its host leniently, where the `url` crate fails an opaque host
 //!   (`devtools://a b/`); a `devtools:` URL is protected even when the `url` crate rejects it.
@@ -68,8 +70,9 @@
 //! - **Nesting** ([`Divergence::Nesting`]): inner schemes nested more than 8 deep are
 //!   protected rather than judged by the scheme left after 8.
 //! - **WebSocket URLs** ([`Divergence::WebSocket`]): `ws:` and `wss:` are not in `schemes`,
-//!   but Chromium's cookie store treats them as `http:` and `https:` (CDP's
-//!   `Network.getCookies`/`setCookie`/`deleteCookies` take such URLs), so they are judged as
+//!   but Chromium's cookie store takes them like `http:` and `https:`
+//!   (`kDefaultCookieableSchemes` in `net/cookies/cookie_monster.cc`), and CDP's
+//!   `Network.getCookies`/`setCookie`/`deleteCookies` take such URLs, so they are judged as
 //!   those too: `wss://seven.sliccy.ai/` is protected, `ftp://seven.sliccy.ai/` (FTP is gone
 //!   from Chromium and has no cookies) is not.
 //!
@@ -77,10 +80,11 @@
 //! all ASCII digits or is above 65535, so such a URL is not protected whatever its host.
 //!
 //! Targets, cookie domains and storage keys fail closed too: `about:blank` and `about:srcdoc`
-//! inherit also with a trailing slash (Chromium's `GURL::IsAboutBlank`), in any case and with
-//! escapes; a cookie domain has every leading and trailing dot removed, an empty one is
-//! protected, and an IPv6 extra origin matches with and without brackets; every `^` part of a
-//! storage key that is a URL is judged, so the opaque top-level site's precursor (`^6`) is too.
+//! inherit also with a trailing slash (as `GURL::IsAboutPath` in `url/gurl.cc` allows), in any
+//! case and with escapes; a cookie domain has every leading and trailing dot removed, an empty
+//! one is protected, and an IPv6 extra origin matches with and without brackets; every `^` part
+//! of a storage key that is a URL is judged, so the opaque top-level site's precursor (`^6`) is
+//! too.
 
 #[cfg(feature = "protected")]
 mod fallback;
