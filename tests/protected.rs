@@ -117,6 +117,8 @@ fn each_divergence_has_a_vector() {
         Divergence::NumericHost,
         Divergence::Nesting,
         Divergence::WebSocket,
+        Divergence::InnerTrim,
+        Divergence::StandardScheme,
     ] {
         assert!(seen.contains(&d), "no vector exercises {d:?}");
     }
@@ -177,7 +179,7 @@ fn bad_catalog_lists_are_errors() {
 fn explain_names_the_rule() {
     let v = vectors();
     let m = matcher(&v);
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 11] = [
         (
             "https://seven.sliccy.ai/",
             "host seven.sliccy.ai is under sliccy.ai",
@@ -204,6 +206,15 @@ fn explain_names_the_rule() {
         ),
         ("https://xn--a.sliccy.ai/", "fail closed (rejected-host)"),
         ("wss://seven.sliccy.ai/", "fail closed (websocket)"),
+        (
+            "filesystem:\u{1}https://seven.sliccy.ai/temporary/",
+            "fail closed (inner-trim) could be host seven.sliccy.ai is under sliccy.ai",
+        ),
+        (
+            "chrome-extension://%70onmlkjihgfedcbaponmlkjihgfedcba/",
+            "fail closed (standard-scheme)",
+        ),
+        ("http://%5B0::1%5D:5712/", "fail closed (numeric-host)"),
     ];
     for (url, expected) in cases {
         let why = m
@@ -235,4 +246,35 @@ fn vectors_reject_other_schemas_and_keep_their_shape() {
     let text = serde_json::to_string(&v).unwrap();
     assert!(!text.contains("\"previous\":false") && !text.contains("\"opener\":null"));
     assert_eq!(Vectors::parse(&text).unwrap(), v);
+}
+
+/// Hostile input: deep nesting, long hosts of characters that take the slow paths, many `^`
+/// parts. Every entry point answers without a panic, and the answers are the right ones.
+#[test]
+fn hostile_input_is_answered() {
+    let m = matcher(&vectors());
+    let n = 50_000;
+    let deep = format!("{}https://example.test/", "view-source:".repeat(n));
+    assert!(m.url(&deep), "nesting past 8 fails closed");
+    let trimmed = format!("{}https://example.test/", "filesystem:\u{1}".repeat(n));
+    assert!(m.url(&trimmed), "nesting past 8 fails closed");
+    let unknown = format!("https://{}.evil.test/", "\u{1F4A9}".repeat(n));
+    assert!(!m.url(&unknown));
+    let unknown_protected = format!("https://{}.sliccy.ai/", "\u{1F4A9}".repeat(n));
+    assert!(m.url(&unknown_protected));
+    let brackets = format!("http://{}:5712/", "\u{FF3B}".repeat(n));
+    assert!(!m.url(&brackets));
+    let percents = format!("https://{}/", "\u{FF05}".repeat(n));
+    assert!(!m.url(&percents));
+    let labels = format!("https://{}sliccy.ai%/", "a.".repeat(n));
+    assert!(!m.url(&labels));
+    assert!(!m.cookie_domain(&"\u{1F4A9}.".repeat(n)));
+    assert!(m.cookie_domain(&format!("{}sliccy.ai", "x@".repeat(n))));
+    // A label too long for Punycode: the `url` crate cannot read it, so it fails closed.
+    assert!(m.cookie_domain(&"\u{E9}".repeat(n)));
+    assert!(!m.cookie_domain(&format!("{}.evil.test", "\u{E9}".repeat(100))));
+    assert!(!m.storage_key(&"^".repeat(n)));
+    assert!(m.storage_key(&format!("{}^0https://sliccy.ai", "^".repeat(n))));
+    assert!(!m.target(&"about:blank/".repeat(n), true, Opener::Unknown));
+    assert_eq!(m.explain(&deep).is_some(), m.url(&deep));
 }

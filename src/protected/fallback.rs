@@ -1,19 +1,24 @@
 //! Failing closed where the `url` crate and Chromium could read a host differently.
 //!
 //! When the `url` crate rejects a URL, [`rejected`] splits it the WHATWG way (trimming, tabs
-//! and newlines, scheme, slashes and backslashes, user info, port) and reads the host the way
-//! Chromium might: percent-decoded, each character mapped by UTS 46 on its own, `％` and `﹪`
-//! as `%`, then percent-decoded again (Chromium unescapes after IDNA). A character the `url`
-//! crate cannot map on its own becomes "any text". The URL is protected when the resulting
-//! host pattern could be a protected host, a host under a protected domain, or an extra
-//! origin's host. [`transitional`] judges a host with deviation characters (`ß`, `ẞ`, `ς`,
-//! ZWJ, ZWNJ) as Chromium's transitional IDNA maps them.
+//! and newlines, scheme, slashes and backslashes, user info) and splits host and port both the
+//! URL Standard's way and Chromium's (the last `:` after the last `]`). It reads each host the
+//! way Chromium might: percent-decoded, each character mapped by UTS 46 on its own, `％` and
+//! `﹪` as `%` and the full-width and small brackets and colons as `[`, `]` and `:`, then
+//! percent-decoded again (Chromium unescapes after IDNA). A character the `url` crate cannot
+//! map on its own becomes "any text". The URL is protected when the resulting host pattern
+//! could be a protected host, a host under a protected domain, or an extra origin's host, or
+//! when it is an IP address that an IP extra origin has. [`transitional`] judges a host with
+//! deviation characters (`ß`, `ẞ`, `ς`, ZWJ, ZWNJ) as Chromium's transitional IDNA maps them.
+//! [`cookie`] and [`standard`] apply the same readings to a cookie domain's URL and to a URL
+//! of a standard (non-special) scheme.
 
 use std::borrow::Cow;
+use std::net::{IpAddr, Ipv6Addr};
 
 use url::Host;
 
-use super::matcher::{websocket_alias, Matcher};
+use super::matcher::{unbracket, websocket_alias, Extra, Matcher};
 use super::reason::{Divergence, Record, Rule};
 use super::MAX_INNER;
 use crate::catalog::default_port;
@@ -57,23 +62,24 @@ fn hex(b: u8) -> Option<u8> {
 }
 
 /// A URL split the WHATWG way, without judging its host.
-struct Split<'a> {
+pub(super) struct Split<'a> {
     /// Lower case.
-    scheme: String,
+    pub(super) scheme: String,
     /// Everything after `<scheme>:`.
-    rest: &'a str,
-    /// The host and port, for a special scheme or a `//` authority.
-    authority: Option<(&'a str, PortText<'a>)>,
+    pub(super) rest: &'a str,
+    /// The host and port text after the user info (the last `@`), for a special scheme or a
+    /// `//` authority.
+    pub(super) authority: Option<&'a str>,
 }
 
 /// The text after the host's `:`, if any.
 type PortText<'a> = Option<&'a str>;
 
-fn is_special(scheme: &str) -> bool {
+pub(super) fn is_special(scheme: &str) -> bool {
     matches!(scheme, "http" | "https" | "ws" | "wss" | "ftp" | "file")
 }
 
-fn split(s: &str) -> Option<Split<'_>> {
+pub(super) fn split(s: &str) -> Option<Split<'_>> {
     let colon = s.find(':')?;
     let scheme = &s[..colon];
     let mut chars = scheme.chars();
@@ -95,32 +101,50 @@ fn split(s: &str) -> Option<Split<'_>> {
             .find(|c: char| matches!(c, '/' | '?' | '#') || (special && c == '\\'))
             .unwrap_or(after.len());
         let auth = &after[..end];
-        let host_port = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
-        if host_port.starts_with('[') {
-            match host_port.find(']') {
-                Some(close) => {
-                    let (host, tail) = host_port.split_at(close + 1);
-                    match tail.strip_prefix(':') {
-                        Some(port) => (host, Some(port)),
-                        // Text after `]` that is not a port: no browser reads this.
-                        None if !tail.is_empty() => (host, Some(tail)),
-                        None => (host, None),
-                    }
-                }
-                None => (host_port, None),
-            }
-        } else {
-            match host_port.split_once(':') {
-                Some((host, port)) => (host, Some(port)),
-                None => (host_port, None),
-            }
-        }
+        auth.rsplit_once('@').map_or(auth, |(_, h)| h)
     });
     Some(Split {
         scheme,
         rest,
         authority,
     })
+}
+
+/// The ways a browser might split `host[:port]`: the URL Standard's (the first `:` outside
+/// brackets) and, when it differs, Chromium's (`ParseServerInfo` in `url/url_parse.cc`: the
+/// last `:` after the last `]`, so `%5B::1]:5712` and `\u{AD}[::1]:5712` have the port 5712).
+fn readings(host_port: &str) -> [Option<(&str, PortText<'_>)>; 2] {
+    let whatwg = if host_port.starts_with('[') {
+        match host_port.find(']') {
+            Some(close) => {
+                let (host, tail) = host_port.split_at(close + 1);
+                match tail.strip_prefix(':') {
+                    Some(port) => (host, Some(port)),
+                    // Text after `]` that is not a port: no browser reads this.
+                    None if !tail.is_empty() => (host, Some(tail)),
+                    None => (host, None),
+                }
+            }
+            None => (host_port, None),
+        }
+    } else {
+        match host_port.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_port, None),
+        }
+    };
+    let terminator = match host_port.rfind(']') {
+        Some(close) => Some(close),
+        None if host_port.starts_with('[') => Some(host_port.len()),
+        None => None,
+    };
+    let chromium = match host_port.rfind(':') {
+        Some(colon) if terminator.is_none_or(|t| colon > t) => {
+            (&host_port[..colon], Some(&host_port[colon + 1..]))
+        }
+        _ => (host_port, None),
+    };
+    [Some(whatwg), (chromium != whatwg).then_some(chromium)]
 }
 
 /// A port as the URL Standard and Chromium read it: `Ok(None)` when absent or empty, `Err`
@@ -156,7 +180,7 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
         // (a space, an `xn--` label), where the `url` crate fails an opaque host.
         rec.found(|| Rule::FailClosed {
             divergence: Divergence::RejectedHost,
-            host: split.authority.map(|(host, _)| host.to_string()),
+            host: split.authority.map(str::to_string),
             could_be: Some(format!("{scheme}: (always protected)")),
         });
         return true;
@@ -173,35 +197,38 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
         rec.inner(scheme);
         return m.judge(split.rest, depth + 1, rec);
     }
-    let Some((host, port_text)) = split.authority else {
-        return false;
-    };
-    let Ok(port) = port(port_text) else {
-        return false;
-    };
-    let port = port.filter(|p| Some(*p) != default_port(scheme));
-    let decoded = percent_decode(host.as_bytes());
-    let text = String::from_utf8_lossy(&decoded);
-    let pattern = if is_special(scheme) {
-        pattern(&text)
-    } else {
-        literal(&text)
-    };
-    if let Some(could_be) = could_be(m, scheme, &pattern, port) {
-        rec.found(|| Rule::FailClosed {
-            divergence: Divergence::RejectedHost,
-            host: Some(text.to_string()),
-            could_be: Some(could_be),
-        });
+    if m.as_standard(scheme, input, rec) {
         return true;
     }
-    if let Some(could_be) = could_be_ip(m, scheme, host, &pattern, port) {
-        rec.found(|| Rule::FailClosed {
-            divergence: Divergence::NumericHost,
-            host: Some(text.to_string()),
-            could_be: Some(could_be),
-        });
-        return true;
+    let Some(host_port) = split.authority else {
+        return false;
+    };
+    for (host, port_text) in readings(host_port).into_iter().flatten() {
+        let Ok(port) = port(port_text) else {
+            continue;
+        };
+        let port = port.filter(|p| Some(*p) != default_port(scheme));
+        let decoded = percent_decode(host.as_bytes());
+        let text = String::from_utf8_lossy(&decoded);
+        // Chromium reads the hosts of its standard schemes (`chrome-extension:`) like special
+        // hosts, so every host is mapped, also for a scheme the URL Standard keeps opaque.
+        let pattern = pattern(&text);
+        if let Some(could_be) = could_be(m, scheme, &pattern, port) {
+            rec.found(|| Rule::FailClosed {
+                divergence: Divergence::RejectedHost,
+                host: Some(text.to_string()),
+                could_be: Some(could_be),
+            });
+            return true;
+        }
+        if let Some(could_be) = could_be_ip(m, scheme, host, &pattern, port) {
+            rec.found(|| Rule::FailClosed {
+                divergence: Divergence::NumericHost,
+                host: Some(text.to_string()),
+                could_be: Some(could_be),
+            });
+            return true;
+        }
     }
     false
 }
@@ -223,27 +250,24 @@ pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> 
     if !is_special(scheme) {
         return false;
     }
-    let Some((host, port_text)) = split.authority else {
+    // The `url` crate parsed the URL, so the URL Standard's reading is the one.
+    let Some((host, port_text)) = split.authority.and_then(|a| readings(a)[0]) else {
         return false;
     };
     let Ok(port) = port(port_text) else {
         return false;
     };
+    // Deviation characters are non-ASCII, or percent-escaped (the query may have been).
+    if host.is_ascii() && !host.contains('%') {
+        return false;
+    }
     let port = port.filter(|p| Some(*p) != default_port(scheme));
     let decoded = percent_decode(host.as_bytes());
     let text = String::from_utf8_lossy(&decoded);
     if !text.contains(DEVIATIONS) {
         return false;
     }
-    let mut variant = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            'ß' | 'ẞ' => variant.push_str("ss"),
-            'ς' => variant.push('σ'),
-            '\u{200C}' | '\u{200D}' => {}
-            c => variant.push(c),
-        }
-    }
+    let variant = transitional_form(&text);
     let pattern = match Host::parse(&variant) {
         Ok(host) => literal(&host.to_string()),
         Err(_) => pattern(&variant),
@@ -259,6 +283,21 @@ pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> 
         }
         None => false,
     }
+}
+
+/// A host as transitional IDNA maps the deviation characters: `ß` and `ẞ` to `ss`, `ς` to
+/// `σ`, ZWJ and ZWNJ to nothing.
+fn transitional_form(text: &str) -> String {
+    let mut variant = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            'ß' | 'ẞ' => variant.push_str("ss"),
+            'ς' => variant.push('σ'),
+            '\u{200C}' | '\u{200D}' => {}
+            c => variant.push(c),
+        }
+    }
+    variant
 }
 
 /// One unit of a host pattern: a byte, or any text at all.
@@ -281,9 +320,8 @@ fn pattern(text: &str) -> Vec<Piece> {
     for c in text.chars() {
         if c.is_ascii() {
             mapped.push(Piece::Byte(c as u8));
-        } else if matches!(c, '\u{FF05}' | '\u{FE6A}') {
-            // UTS 46 maps both to `%` (disallowed_STD3_mapped), and Chromium unescapes again.
-            mapped.push(Piece::Byte(b'%'));
+        } else if let Some(ascii) = std3_mapped(c) {
+            mapped.push(Piece::Byte(ascii));
         } else {
             match map_char(c) {
                 Some(ascii) => mapped.extend(ascii.bytes().map(Piece::Byte)),
@@ -337,6 +375,22 @@ fn pattern(text: &str) -> Vec<Piece> {
         }
     }
     out
+}
+
+/// The characters UTS 46 maps to an ASCII character that the URL Standard forbids in a host
+/// (so the `url` crate rejects them) but Chromium keeps: `％` and `﹪` become `%`, which
+/// Chromium unescapes again after IDNA (`DoIDNHost` in `url/url_canon_host.cc`); the full-width
+/// and small forms of `[`, `]` and `:` survive into the host, where Chromium then finds an
+/// IPv6 literal (`http://［::1］:5712/` is `http://[::1]:5712/` in Chromium 156). The list was
+/// found by running every code point through Chromium 156's `new URL()`.
+fn std3_mapped(c: char) -> Option<u8> {
+    match c {
+        '\u{FF05}' | '\u{FE6A}' => Some(b'%'),
+        '\u{FF3B}' | '\u{FE47}' => Some(b'['),
+        '\u{FF3D}' | '\u{FE48}' => Some(b']'),
+        '\u{FF1A}' | '\u{FE55}' | '\u{FE13}' => Some(b':'),
+        _ => None,
+    }
 }
 
 fn push_any(pieces: &mut Vec<Piece>) {
@@ -416,7 +470,9 @@ fn could_be_as(m: &Matcher, scheme: &str, pattern: &[Piece], port: Option<u16>) 
     None
 }
 
-/// An IP extra origin with this scheme and port that a rejected IP-like host could be.
+/// An IP extra origin with this scheme and port that a rejected host could be. Chromium looks
+/// for an IP address after unescaping and IDNA (`DoHost` in `url/url_canon_host.cc`), so a
+/// host that maps to `[::1]` is an IPv6 literal there, wherever its brackets came from.
 fn could_be_ip(
     m: &Matcher,
     scheme: &str,
@@ -424,7 +480,22 @@ fn could_be_ip(
     pattern: &[Piece],
     port: Option<u16>,
 ) -> Option<String> {
-    let ipv6 = raw.starts_with('[');
+    let same = |e: &&Extra| {
+        (e.scheme == scheme || websocket_alias(scheme) == Some(e.scheme.as_str())) && e.port == port
+    };
+    if let Some(text) = known_text(pattern) {
+        let found = match ip_of(&text) {
+            Some(ip) => m.extras.iter().filter(same).find(|e| e.ip() == Some(ip)),
+            // An IPv6 literal the `url` crate rejects (`[::1%25eth0]`): fail closed.
+            None if raw.starts_with('[') => m.extras.iter().filter(same).find(|e| e.is_ipv6()),
+            None => None,
+        };
+        return found.map(|e| e.text.clone());
+    }
+    let ipv6 = raw.contains('[')
+        || pattern
+            .iter()
+            .any(|p| matches!(p, Piece::Byte(b'[' | b']' | b':')));
     let ipv4 = !pattern.is_empty()
         && pattern.iter().all(|p| match p {
             Piece::Any => true,
@@ -432,12 +503,120 @@ fn could_be_ip(
         });
     m.extras
         .iter()
-        .find(|e| {
-            let same_scheme =
-                e.scheme == scheme || websocket_alias(scheme) == Some(e.scheme.as_str());
-            same_scheme && e.port == port && ((ipv6 && e.is_ipv6()) || (ipv4 && e.is_ipv4()))
-        })
+        .filter(same)
+        .find(|e| (ipv6 && e.is_ipv6()) || (ipv4 && e.is_ipv4()))
         .map(|e| e.text.clone())
+}
+
+/// The text of a pattern without unknown parts.
+fn known_text(pattern: &[Piece]) -> Option<String> {
+    pattern
+        .iter()
+        .map(|p| match p {
+            Piece::Byte(b) => Some(char::from(*b)),
+            Piece::Any => None,
+        })
+        .collect()
+}
+
+/// The IP address a host text is, as a browser reads it: an IPv6 literal in brackets, or an
+/// IPv4 address in any of the URL Standard's number forms.
+pub(super) fn ip_of(text: &str) -> Option<IpAddr> {
+    if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        return inner.parse::<Ipv6Addr>().ok().map(IpAddr::V6);
+    }
+    match Host::parse(text).ok()? {
+        Host::Ipv4(a) => Some(IpAddr::V4(a)),
+        _ => None,
+    }
+}
+
+/// The host and the extra origin of `scheme` that a rejected URL `text` (`http:` in place of
+/// a standard scheme) could have, on any port.
+pub(super) fn standard(m: &Matcher, scheme: &str, text: &str) -> Option<(String, String)> {
+    let cleaned = clean(text);
+    let host_port = split(&cleaned)?.authority?;
+    for (host, _) in readings(host_port).into_iter().flatten() {
+        let decoded = percent_decode(host.as_bytes());
+        let text = String::from_utf8_lossy(&decoded);
+        let pattern = pattern(&text);
+        let ip = known_text(&pattern).and_then(|t| ip_of(&t));
+        let hit = m.extras.iter().filter(|e| e.scheme == scheme).find(|e| {
+            (ip.is_some() && e.ip() == ip)
+                || intersects(&pattern, &target(&e.host, false, false))
+                || intersects(&pattern, &target(&e.host, false, true))
+        });
+        if let Some(e) = hit {
+            return Some((text.into_owned(), e.text.clone()));
+        }
+    }
+    None
+}
+
+/// Whether the host Chromium might read from `url` (`http://<cookie domain>/`) could be a
+/// protected cookie name: a protected domain or under one, or a protected host, domain or
+/// extra origin's host or a parent of one. The port does not matter to cookies.
+pub(super) fn cookie(m: &Matcher, url: &str) -> bool {
+    let cleaned = clean(url);
+    let Some(host_port) = split(&cleaned).and_then(|s| s.authority) else {
+        return false;
+    };
+    for (host, _) in readings(host_port).into_iter().flatten() {
+        let decoded = percent_decode(host.as_bytes());
+        let text = String::from_utf8_lossy(&decoded);
+        let variant = text.contains(DEVIATIONS).then(|| transitional_form(&text));
+        for text in std::iter::once(&*text).chain(variant.as_deref()) {
+            let pattern = match Host::parse(text) {
+                Ok(host) => literal(&host.to_string()),
+                Err(_) => pattern(text),
+            };
+            if could_be_cookie(m, &pattern) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn could_be_cookie(m: &Matcher, pattern: &[Piece]) -> bool {
+    if let Some(text) = known_text(pattern) {
+        if let Some(ip) = ip_of(&text) {
+            return m.extras.iter().any(|e| e.ip() == Some(ip));
+        }
+        let name = text.trim_matches('.');
+        return !name.is_empty() && m.cookie_name(name);
+    }
+    let under = m.domains.iter().any(|d| {
+        [(false, false), (false, true), (true, false), (true, true)]
+            .iter()
+            .any(|&(under, dot)| intersects(pattern, &target(d, under, dot)))
+    });
+    let names = m
+        .hosts
+        .iter()
+        .chain(&m.domains)
+        .map(String::as_str)
+        .chain(m.extras.iter().map(|e| unbracket(&e.host)));
+    let parent = names.into_iter().any(|name| {
+        let suffixes =
+            std::iter::once(name).chain(name.match_indices('.').map(|(i, _)| &name[i + 1..]));
+        suffixes.filter(|s| !s.is_empty()).any(|s| {
+            intersects(pattern, &target(s, false, false))
+                || intersects(pattern, &target(s, false, true))
+        })
+    });
+    let ipv6 = pattern
+        .iter()
+        .any(|p| matches!(p, Piece::Byte(b'[' | b']' | b':')));
+    let ipv4 = pattern.iter().all(|p| match p {
+        Piece::Any => true,
+        Piece::Byte(b) => b.is_ascii_hexdigit() || matches!(b, b'x' | b'.'),
+    });
+    under
+        || parent
+        || m.extras
+            .iter()
+            .any(|e| (ipv6 && e.is_ipv6()) || (ipv4 && e.is_ipv4()))
 }
 
 /// Whether some text matches both patterns (each `Any` matching any text).

@@ -1,7 +1,7 @@
 //! [`Matcher`]: the protected-origin rules over URLs, targets, cookie domains and storage keys.
 
 use std::borrow::Cow;
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use url::{Host, Url};
 
@@ -232,13 +232,16 @@ impl Matcher {
     ///
     /// The domain is lower-cased and loses its leading and trailing dots. It is protected when
     /// it is one of `domains` or under one, or when it is one of `hosts`, a protected domain or
-    /// an extra origin's host, or a parent of one. An empty domain is protected.
+    /// an extra origin's host, or a parent of one. An empty domain is protected. CDP reads a
+    /// cookie domain as the authority of `http://<domain>`, so the host of that URL is judged
+    /// the same way too (`x@sliccy.ai`, `sliccy.ai:443` and `127.1` are protected).
     ///
     /// ```
     /// use slicc_browsers::protected::Matcher;
     /// let m = Matcher::new(&slicc_browsers::shared_catalog().protected_origins, &["https://seven.example.test"]).unwrap();
     /// assert!(m.cookie_domain(".example.test"));
     /// assert!(m.cookie_domain("x.SLICCY.ai."));
+    /// assert!(m.cookie_domain("x@sliccy.ai"));
     /// assert!(!m.cookie_domain("other.example.test"));
     /// ```
     pub fn cookie_domain(&self, domain: &str) -> bool {
@@ -250,17 +253,26 @@ impl Matcher {
         if self.cookie_name(&lower) {
             return true;
         }
-        // A domain in Unicode or with escapes: judge its canonical form too.
-        if !lower.is_ascii() || lower.contains('%') {
-            if let Some(host) = parse_host(&lower) {
-                let canonical = host.to_string();
-                return self.cookie_name(trim_dot(&canonical));
+        if plain_name(&lower) {
+            return false;
+        }
+        // CDP's `Network.setCookie` and `Storage.setCookies` make the URL `http://<domain>`
+        // and set the cookie on its host (`MakeCookieFromProtocolValues`), so Chromium reads a
+        // domain as a URL's authority: `x@sliccy.ai`, `sliccy.ai:443`, `sliccy.ai/x`, `127.1`
+        // and `[0::1]` all land on a protected host.
+        let text = format!("http://{trimmed}/");
+        if let Ok(url) = Url::parse(&text) {
+            if url
+                .host_str()
+                .is_some_and(|h| self.cookie_name(trim_dot(h)))
+            {
+                return true;
             }
         }
-        false
+        fallback::cookie(self, &text)
     }
 
-    fn cookie_name(&self, name: &str) -> bool {
+    pub(super) fn cookie_name(&self, name: &str) -> bool {
         let bare = unbracket(name);
         if self.domains.iter().any(|d| is_at_or_under(name, d)) {
             return true;
@@ -336,14 +348,69 @@ impl Matcher {
                 return true;
             }
             rec.inner(scheme);
-            return self.judge(&url.as_str()[scheme.len() + 1..], depth + 1, rec);
+            let rest = &url.as_str()[scheme.len() + 1..];
+            // Chromium trims C0 controls and spaces before a `filesystem:` URL's inner URL,
+            // where the `url` crate percent-encodes them into the opaque path (`%01https:…`).
+            // Then the inner URL is read from the text as given, without them.
+            if rest.trim_start_matches(' ').starts_with('%') {
+                let cleaned = fallback::clean(input);
+                let raw = cleaned
+                    .get(scheme.len() + 1..)
+                    .filter(|_| cleaned.as_bytes().get(scheme.len()) == Some(&b':'))
+                    .filter(|raw| raw.trim_start_matches(' ').starts_with(|c: char| c < ' '));
+                if let Some(raw) = raw {
+                    rec.fail_closed_as(Divergence::InnerTrim);
+                    let trimmed = raw.trim_start_matches(|c: char| c <= ' ');
+                    return self.judge(trimmed, depth + 1, rec);
+                }
+            }
+            return self.judge(rest, depth + 1, rec);
         }
         if let Some(host) = url.host_str() {
             if self.judge_host(scheme, host, url.port(), rec) {
                 return true;
             }
         }
-        fallback::transitional(self, input, rec)
+        self.as_standard(scheme, input, rec) || fallback::transitional(self, input, rec)
+    }
+
+    /// An extra origin whose scheme the URL Standard does not know (`chrome-extension:`):
+    /// Chromium registers such schemes as standard and reads their URLs like special ones
+    /// (`chrome-extension:abc/`, `chrome-extension:\\abc/`, `chrome-extension://%61bc/` and
+    /// `chrome-extension://ａbc/` are all `chrome-extension://abc/` in Chromium 156), and drops
+    /// the port of a scheme without ports, where the `url` crate keeps the URL opaque. Such a
+    /// URL is read as an `http:` URL too, and matches an extra origin of its scheme by host on
+    /// any port.
+    pub(super) fn as_standard<R: Record>(&self, scheme: &str, input: &str, rec: &mut R) -> bool {
+        if fallback::is_special(scheme) || !self.extras.iter().any(|e| e.scheme == scheme) {
+            return false;
+        }
+        let cleaned = fallback::clean(input);
+        let Some((_, rest)) = cleaned.split_once(':') else {
+            return false;
+        };
+        let text = format!("http:{rest}");
+        let found = match Url::parse(&text) {
+            Ok(url) => url.host_str().and_then(|host| {
+                let host = trim_dot(host);
+                self.extras
+                    .iter()
+                    .find(|e| e.scheme == scheme && host.eq_ignore_ascii_case(&e.host))
+                    .map(|e| (host.to_string(), e.text.clone()))
+            }),
+            Err(_) => fallback::standard(self, scheme, &text),
+        };
+        match found {
+            Some((host, origin)) => {
+                rec.found(|| Rule::FailClosed {
+                    divergence: Divergence::StandardScheme,
+                    host: Some(host),
+                    could_be: Some(origin),
+                });
+                true
+            }
+            None => false,
+        }
     }
 
     /// Rules 3 and 4 for a parsed host, and again for `ws:` / `wss:` as `http:` / `https:`.
@@ -479,7 +546,17 @@ fn is_at_or_under(name: &str, domain: &str) -> bool {
     is_at_or_under_bytes(name.as_bytes(), domain.as_bytes())
 }
 
-fn unbracket(host: &str) -> &str {
+/// A name made of ASCII letters, digits, `-`, `_` and `.` whose last label is not a number and
+/// that has no `xn--` label: a browser reads it as it stands.
+fn plain_name(name: &str) -> bool {
+    let last = name.rsplit('.').next().unwrap_or(name);
+    name.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && last.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !name.contains("xn--")
+}
+
+pub(super) fn unbracket(host: &str) -> &str {
     host.strip_prefix('[')
         .and_then(|h| h.strip_suffix(']'))
         .unwrap_or(host)
@@ -562,6 +639,15 @@ fn extra(i: usize, text: &str) -> Result<Extra, Error> {
 }
 
 impl Extra {
+    /// The host as an IP address, when it is one.
+    pub(super) fn ip(&self) -> Option<IpAddr> {
+        match unbracket(&self.host).parse::<IpAddr>() {
+            Ok(IpAddr::V6(a)) if self.host.starts_with('[') => Some(IpAddr::V6(a)),
+            Ok(IpAddr::V4(a)) => Some(IpAddr::V4(a)),
+            _ => None,
+        }
+    }
+
     /// Whether the host is an IPv4 address.
     pub(super) fn is_ipv4(&self) -> bool {
         self.host.parse::<Ipv4Addr>().is_ok()

@@ -54,7 +54,9 @@
 //!   check. So `ß` becomes `ss`, `ς` becomes `σ` and ZWJ/ZWNJ vanish
 //!   (`https://se\u{200D}ven.sliccy.ai/`), where the `url` crate keeps or rejects them. Capital
 //!   `ẞ` (U+1E9E) mapped to `ss` before Unicode 15.1 and is treated the same way. Both forms
-//!   are judged, and either being protected is enough.
+//!   are judged, and either being protected is enough. (Chromium 156 has moved to
+//!   nontransitional processing with CONTEXTJ, `straße` is `xn--strae-oqa` there; the
+//!   transitional reading stays for the older Chromium builds a guard may drive.)
 //! - **Code points a parser does not know** ([`Divergence::RejectedHost`]): the Unicode
 //!   versions of IDNA tables differ. The `url` crate maps Unicode 16's outlined letters
 //!   (U+1CCE8 is `s`) that Node 20 rejects; a newer ICU in Chromium may map code points the
@@ -67,6 +69,25 @@
 //! - **Rejected IP literals** ([`Divergence::NumericHost`]): when the `url` crate rejects a
 //!   host made only of IPv4 number characters, or an IPv6 literal, and an extra origin with
 //!   the same scheme and port has an IP host, the URL is protected.
+//! - **IPv6 literals made by unescaping and IDNA** ([`Divergence::NumericHost`]): Chromium
+//!   splits host and port at the last `:` after the last `]` (`ParseServerInfo`), and looks
+//!   for an IP address only after unescaping and IDNA, so `http://%5B::1%5D:5712/`,
+//!   `http://\u{AD}[::1]:5712/`, `http://[::1]\u{AD}:5712/` and `http://［::1］:5712/`
+//!   (full-width or small `[`, `]`, `:`, which UTS 46 maps to ASCII) are all
+//!   `http://[::1]:5712/` in Chromium 156, where the URL Standard and the `url` crate fail
+//!   them. A rejected URL is read both ways, and a host that then is an IP address is
+//!   compared with the IP extra origins.
+//! - **Controls before an inner URL** ([`Divergence::InnerTrim`]): Chromium trims C0
+//!   controls and spaces before a `filesystem:` URL's inner URL, so
+//!   `filesystem:\u{1}https://seven.sliccy.ai/temporary/` has seven's origin; the `url`
+//!   crate percent-encodes them into the opaque path (`%01https:…`), which does not parse.
+//!   Such an inner URL is read from the text as given, without them (for every inner scheme).
+//! - **Standard schemes as extra origins** ([`Divergence::StandardScheme`]): Chromium
+//!   registers schemes like `chrome-extension` as standard and parses their URLs like special
+//!   ones (`chrome-extension:id/`, `chrome-extension:\\id/`, `chrome-extension://%69d/`
+//!   and a full-width `ｉd` all have the host `id`, and a port is dropped), where the `url`
+//!   crate keeps them opaque. A URL whose scheme is a non-special extra origin's is also read
+//!   as an `http:` URL and matches that extra origin by host, on any port.
 //! - **Nesting** ([`Divergence::Nesting`]): inner schemes nested more than 8 deep are
 //!   protected rather than judged by the scheme left after 8.
 //! - **WebSocket URLs** ([`Divergence::WebSocket`]): `ws:` and `wss:` are not in `schemes`,
@@ -85,6 +106,14 @@
 //! one is protected, and an IPv6 extra origin matches with and without brackets; every `^` part
 //! of a storage key that is a URL is judged, so the opaque top-level site's precursor (`^6`) is
 //! too.
+//!
+//! - **Cookie domains are URL authorities to CDP**: `Network.setCookie` and
+//!   `Storage.setCookies` build `http://<domain>` and set a host-only cookie on that URL's
+//!   host (`MakeCookieFromProtocolValues` in `network_handler.cc`). So in Chromium 156 the
+//!   domain `x@sliccy.ai`, `sliccy.ai:443`, `sliccy.ai/x` or `seven.sliccy.％61i` sets a
+//!   cookie on a `sliccy.ai` host, and `127.1`, `2130706433` or `[0::1]` on an IP extra
+//!   origin's host. A cookie domain is therefore judged by its name and also as that URL's
+//!   host (with the same fail-closed readings as URLs, on any port).
 
 #[cfg(feature = "protected")]
 mod fallback;

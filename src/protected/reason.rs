@@ -66,11 +66,17 @@ pub enum Divergence {
     /// A `ws:` or `wss:` URL judged as `http:` or `https:`: Chromium's cookie store treats
     /// them alike, so `wss://seven.sliccy.ai` reads and writes seven's cookies.
     WebSocket,
+    /// C0 controls before an inner URL (`filesystem:\u{1}https://…`): Chromium trims them,
+    /// the `url` crate percent-encodes them.
+    InnerTrim,
+    /// The host of a scheme the URL Standard does not know but Chromium registers as
+    /// standard (`chrome-extension:`), read like a special host: percent-decoded, IDNA.
+    StandardScheme,
 }
 
 impl Divergence {
     /// A short name for messages: `rejected-host`, `transitional`, `numeric-host`, `nesting`,
-    /// `websocket`.
+    /// `websocket`, `inner-trim`, `standard-scheme`.
     pub fn name(self) -> &'static str {
         match self {
             Divergence::RejectedHost => "rejected-host",
@@ -78,6 +84,8 @@ impl Divergence {
             Divergence::NumericHost => "numeric-host",
             Divergence::Nesting => "nesting",
             Divergence::WebSocket => "websocket",
+            Divergence::InnerTrim => "inner-trim",
+            Divergence::StandardScheme => "standard-scheme",
         }
     }
 }
@@ -127,6 +135,8 @@ pub(crate) trait Record {
     fn inner(&mut self, scheme: &str);
     /// A rule protected the URL; `rule` builds it only when it is wanted.
     fn found(&mut self, rule: impl FnOnce() -> Rule);
+    /// From here on, a rule found is reported as this fail-closed divergence.
+    fn fail_closed_as(&mut self, divergence: Divergence);
 }
 
 /// Records nothing.
@@ -137,6 +147,8 @@ impl Record for Quiet {
     fn inner(&mut self, _: &str) {}
     #[inline]
     fn found(&mut self, _: impl FnOnce() -> Rule) {}
+    #[inline]
+    fn fail_closed_as(&mut self, _: Divergence) {}
 }
 
 /// Records the reason.
@@ -144,6 +156,8 @@ impl Record for Quiet {
 pub(crate) struct Explain {
     pub(crate) inner: Vec<String>,
     pub(crate) rule: Option<Rule>,
+    /// Set once the matcher judges text that differs from the letter of the rules.
+    pub(crate) divergence: Option<Divergence>,
 }
 
 impl Record for Explain {
@@ -152,7 +166,18 @@ impl Record for Explain {
     }
     fn found(&mut self, rule: impl FnOnce() -> Rule) {
         if self.rule.is_none() {
-            self.rule = Some(rule());
+            let rule = match (rule(), self.divergence) {
+                (rule @ Rule::FailClosed { .. }, _) | (rule, None) => rule,
+                (rule, Some(divergence)) => Rule::FailClosed {
+                    divergence,
+                    host: None,
+                    could_be: Some(rule.to_string()),
+                },
+            };
+            self.rule = Some(rule);
         }
+    }
+    fn fail_closed_as(&mut self, divergence: Divergence) {
+        self.divergence.get_or_insert(divergence);
     }
 }
