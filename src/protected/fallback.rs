@@ -64,7 +64,7 @@ fn hex(b: u8) -> Option<u8> {
 /// A URL split the WHATWG way, without judging its host.
 pub(super) struct Split<'a> {
     /// Lower case.
-    pub(super) scheme: String,
+    pub(super) scheme: Cow<'a, str>,
     /// Everything after `<scheme>:`.
     pub(super) rest: &'a str,
     /// The host and port text after the user info (the last `@`), for a special scheme or a
@@ -88,7 +88,11 @@ pub(super) fn split(s: &str) -> Option<Split<'_>> {
     if !valid {
         return None;
     }
-    let scheme = scheme.to_ascii_lowercase();
+    let scheme = if scheme.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(scheme.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(scheme)
+    };
     let rest = &s[colon + 1..];
     let special = is_special(&scheme);
     let after = if special {
@@ -174,7 +178,7 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
     let Some(split) = split(&cleaned) else {
         return false;
     };
-    let scheme = split.scheme.as_str();
+    let scheme = &*split.scheme;
     if m.is_any(scheme) {
         // Chromium registers `devtools` as a standard scheme and reads its host leniently
         // (a space, an `xn--` label), where the `url` crate fails an opaque host.
@@ -246,7 +250,7 @@ pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> 
     let Some(split) = split(&cleaned) else {
         return false;
     };
-    let scheme = split.scheme.as_str();
+    let scheme = &*split.scheme;
     if !is_special(scheme) {
         return false;
     }

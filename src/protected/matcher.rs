@@ -211,6 +211,17 @@ impl Matcher {
         if cleaned.is_empty() {
             return true;
         }
+        // A URL's scheme is its first characters, in any case: most URLs need no parse here.
+        let bytes = cleaned.as_bytes();
+        let scheme_of = |i: &Inheriting| {
+            let n = i.scheme.len();
+            bytes.len() > n
+                && bytes[n] == b':'
+                && bytes[..n].eq_ignore_ascii_case(i.scheme.as_bytes())
+        };
+        if !self.inheriting.iter().any(scheme_of) {
+            return false;
+        }
         let Ok(parsed) = Url::parse(&cleaned) else {
             return false;
         };
