@@ -18,9 +18,8 @@ use std::net::{IpAddr, Ipv6Addr};
 
 use url::Host;
 
-use super::matcher::{unbracket, websocket_alias, Extra, Matcher};
+use super::matcher::{too_deep, unbracket, websocket_alias, Extra, Matcher};
 use super::reason::{Divergence, Record, Rule};
-use super::MAX_INNER;
 use crate::catalog::default_port;
 
 /// The WHATWG pre-processing: leading and trailing C0 controls and spaces removed, and every
@@ -190,12 +189,7 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
         return true;
     }
     if m.is_inner(scheme) {
-        if depth >= MAX_INNER {
-            rec.found(|| Rule::FailClosed {
-                divergence: Divergence::Nesting,
-                host: None,
-                could_be: None,
-            });
+        if too_deep(depth, rec) {
             return true;
         }
         rec.inner(scheme);

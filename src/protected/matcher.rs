@@ -8,6 +8,20 @@ use url::{Host, Url};
 use super::fallback;
 use super::reason::{Divergence, Explain, Quiet, Reason, Record, Rule};
 use super::{Opener, MAX_INNER};
+
+/// Whether an inner URL at `depth` is nested past [`MAX_INNER`]: then it fails closed, and the
+/// reason is recorded. Shared by the parsed path and the fallback.
+pub(super) fn too_deep<R: Record>(depth: usize, rec: &mut R) -> bool {
+    if depth < MAX_INNER {
+        return false;
+    }
+    rec.found(|| Rule::FailClosed {
+        divergence: Divergence::Nesting,
+        host: None,
+        could_be: None,
+    });
+    true
+}
 use crate::catalog::ProtectedOrigins;
 use crate::Error;
 
@@ -350,12 +364,7 @@ impl Matcher {
             return true;
         }
         if self.is_inner(scheme) {
-            if depth >= MAX_INNER {
-                rec.found(|| Rule::FailClosed {
-                    divergence: Divergence::Nesting,
-                    host: None,
-                    could_be: None,
-                });
+            if too_deep(depth, rec) {
                 return true;
             }
             rec.inner(scheme);
