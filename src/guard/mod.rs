@@ -22,6 +22,9 @@ mod shapes;
 mod step;
 mod vocabulary;
 
+#[cfg(feature = "guard-runner")]
+pub mod runner;
+
 pub use check::{
     AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CompareCheck, CookieCheck,
     DeliveredCheck, DetachedCheck, EventCheck, ExecutedCheck, ExpressionCheck, FilteredCheck,

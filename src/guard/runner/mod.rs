@@ -1,0 +1,12 @@
+//! The guard runner (feature `guard-runner`): runs guard vectors against a guard and an
+//! unguarded observer, and judges them.
+//!
+//! The judging half (placeholders, legs, checks on a [`Record`], rows and the summary) does
+//! no I/O and builds for `wasm32-wasip1`; the driver that runs steps over CDP does I/O and is
+//! left out there.
+
+pub mod record;
+pub mod transport;
+
+pub use record::{LogEntry, Outcome, Read, Record, SessionRecord};
+pub use transport::{CallError, Event, Transport};
