@@ -5,6 +5,8 @@
 //! discovery finds `/usr/bin/chromium` with the version it reports. The test stops the browser.
 #![cfg(all(target_os = "linux", feature = "discovery"))]
 
+mod needs;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -68,10 +70,7 @@ fn start(profile: &Path, home: &Path) -> Browser {
 
 #[test]
 fn a_headless_chromium_is_found_by_the_process_scan() {
-    if !Path::new(CHROMIUM).exists() {
-        eprintln!(
-            "skipped: {CHROMIUM} is not installed (CI installs it with apt-get install chromium)"
-        );
+    if needs::missing(CHROMIUM, Path::new(CHROMIUM).exists()) {
         return;
     }
     let version = reported_version();

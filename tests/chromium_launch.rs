@@ -2,6 +2,8 @@
 //! with the crate's argv. Skipped (with the reason printed) where /usr/bin/chromium is absent.
 #![cfg(all(feature = "launch", unix))]
 
+mod needs;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -40,8 +42,7 @@ impl Drop for Browser {
 
 #[test]
 fn chromium_serves_cdp_and_keeps_the_merged_prefs() {
-    if !Path::new(CHROMIUM).exists() {
-        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+    if needs::missing(CHROMIUM, Path::new(CHROMIUM).exists()) {
         return;
     }
     let cat = slicc_browsers::shared_catalog();

@@ -3,6 +3,8 @@
 //! serves itself, so it never reads the machine's own browsers or processes.
 #![cfg(all(unix, feature = "cli"))]
 
+mod needs;
+
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
@@ -154,8 +156,7 @@ fn list_json_is_output_schema_1() {
 
 #[test]
 fn list_lists_debian_chromium() {
-    if !Path::new("/usr/bin/chromium").exists() {
-        eprintln!("skipped: /usr/bin/chromium is not installed");
+    if needs::missing("/usr/bin/chromium", needs::chromium()) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

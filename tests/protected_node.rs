@@ -6,8 +6,10 @@
 //! any URL where the two disagree on the protected bit, unless we are the one saying
 //! "protected" and the reason is a documented fail-closed divergence, or Node's parser rejects a
 //! URL the `url` crate parses into a protected host (Node's IDNA tables are older). Without
-//! `node` the test prints why and passes.
+//! `node` the test prints why and passes, or fails when `CI` is set.
 #![cfg(all(feature = "protected", feature = "corpus"))]
+
+mod needs;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -366,8 +368,7 @@ fn node_available() -> bool {
 
 #[test]
 fn matcher_agrees_with_node() {
-    if !node_available() {
-        println!("skipped: `node` is not on PATH, so there is no WHATWG URL to compare with");
+    if needs::missing("node", node_available()) {
         return;
     }
     let v = vectors();
