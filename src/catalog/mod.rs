@@ -25,7 +25,7 @@ pub use enums::{Channel, Engine, Os};
 #[cfg(feature = "protected")]
 pub(crate) use origin::default_port;
 pub use origin::Origin;
-pub use paths::{join_path, Env};
+pub use paths::{home_dir, join_path, six_path_key, Env};
 pub use sections::{
     DiscardException, Discovery, Electron, ElectronApp, ElectronLaunch, Launch, Location, Names,
     Platform, Platforms, Pref, ProcessScan, Profiles, ProtectedOrigins, Rank, Registry, Seven,

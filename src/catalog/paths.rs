@@ -8,6 +8,57 @@ use super::{Browser, Catalog, Location, Os};
 /// A view of environment variables: `None` for an unset variable.
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// The user's home dir on `os`, from the environment: `USERPROFILE` on Windows, `HOME`
+/// elsewhere; an empty value counts as unset.
+///
+/// This is the home every location is resolved under, and the one rule `list` (discovery's
+/// `SystemHost`) and `launch` share. It follows what slicc-cli (Go's `os.UserHomeDir`) and
+/// SLICC six (Node's `os.homedir()`) read: on Windows `HOME` is often a POSIX-style path set
+/// by Git Bash or MSYS, not the profile dir, so it is not consulted there.
+///
+/// ```
+/// use slicc_browsers::catalog::{home_dir, Os};
+/// let env = |k: &str| match k {
+///     "HOME" => Some("/c/Users/me".to_string()),
+///     "USERPROFILE" => Some(r"C:\Users\me".to_string()),
+///     _ => None,
+/// };
+/// assert_eq!(home_dir(Os::Windows, &env).as_deref(), Some(r"C:\Users\me"));
+/// assert_eq!(home_dir(Os::Linux, &env).as_deref(), Some("/c/Users/me"));
+/// assert_eq!(home_dir(Os::Macos, &|_: &str| Some(String::new())), None);
+/// ```
+pub fn home_dir(os: Os, env: Env<'_>) -> Option<String> {
+    let name = match os {
+        Os::Windows => "USERPROFILE",
+        Os::Macos | Os::Linux => "HOME",
+    };
+    env(name).filter(|home| !home.is_empty())
+}
+
+/// A path as SLICC six's dirs are compared: lower case, `\` as `/`, runs of separators as
+/// one, no trailing separator. Nothing is trimmed: a path with surrounding spaces is another
+/// path.
+///
+/// ```
+/// use slicc_browsers::catalog::six_path_key;
+/// assert_eq!(six_path_key(r"C:\Users\X\AppData\Local/Slicc//profiles\"), "c:/users/x/appdata/local/slicc/profiles");
+/// assert_eq!(six_path_key("/"), "/");
+/// ```
+pub fn six_path_key(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars().flat_map(char::to_lowercase) {
+        let c = if c == '\\' { '/' } else { c };
+        if c == '/' && out.ends_with('/') {
+            continue;
+        }
+        out.push(c);
+    }
+    while out.len() > 1 && out.ends_with('/') {
+        out.pop();
+    }
+    out
+}
+
 /// Joins `segments` to `base` with the separator of `os`.
 ///
 /// Separators at the end of `base` are trimmed and separators at the join collapse; on
@@ -112,6 +163,22 @@ impl Catalog {
         let value = env(&self.profiles.six.user_data_dir_env)?;
         let trimmed = value.trim();
         (!trimmed.is_empty()).then(|| trimmed.to_string())
+    }
+
+    /// Whether the path key `dir` (see [`six_path_key`]) is one of SLICC six's profile dirs:
+    /// the `SLICC_USER_DATA_DIR` dir (`env_dir`), or a dir right in six's root (`root`) whose
+    /// name matches `profiles.sixProfilePattern`. Every argument is a [`six_path_key`].
+    ///
+    /// This is the one six-dir rule: discovery asks it of each dir as written and as resolved,
+    /// launch of a dir and each of its parents.
+    pub fn is_six_dir_key(&self, dir: &str, root: Option<&str>, env_dir: Option<&str>) -> bool {
+        if env_dir == Some(dir) {
+            return true;
+        }
+        match (root, dir.rsplit_once('/')) {
+            (Some(root), Some((parent, last))) => parent == root && self.is_six_profile_name(last),
+            _ => false,
+        }
     }
 
     /// A Windows root by name (`platforms.windows.roots`), resolved.

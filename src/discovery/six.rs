@@ -1,6 +1,6 @@
 //! Source §2.5, six's profile dirs, and §2.9: which dirs are six's.
 
-use crate::catalog::join_path;
+use crate::catalog::{join_path, six_path_key as normalise};
 
 use super::active_port;
 use super::candidate::Candidate;
@@ -14,23 +14,6 @@ pub(crate) struct SixDirs {
     roots: Vec<String>,
     /// `SLICC_USER_DATA_DIR`, trimmed and normalised, as written and resolved.
     env_dirs: Vec<String>,
-}
-
-/// A path as §2.9 compares it: `\` as `/`, runs of separators as one, no trailing separator,
-/// lower case.
-fn normalise(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.chars() {
-        let c = if c == '\\' { '/' } else { c };
-        if c == '/' && out.ends_with('/') {
-            continue;
-        }
-        out.extend(c.to_lowercase());
-    }
-    if out.len() > 1 && out.ends_with('/') {
-        out.pop();
-    }
-    out
 }
 
 impl SixDirs {
@@ -85,15 +68,11 @@ impl SixDirs {
     }
 
     fn matches(&self, cx: &Context<'_>, normalised: &str) -> bool {
-        if self.env_dirs.iter().any(|d| d == normalised) {
-            return true;
-        }
-        match normalised.rsplit_once('/') {
-            Some((parent, last)) => {
-                self.roots.iter().any(|r| r == parent) && cx.catalog.is_six_profile_name(last)
-            }
-            None => false,
-        }
+        let is_six = |root: Option<&str>, env: Option<&str>| {
+            cx.catalog.is_six_dir_key(normalised, root, env)
+        };
+        self.env_dirs.iter().any(|d| is_six(None, Some(d)))
+            || self.roots.iter().any(|r| is_six(Some(r), None))
     }
 }
 
@@ -116,19 +95,5 @@ pub(crate) fn collect(cx: &Context<'_>, out: &mut Vec<Candidate>) {
             c.six = true;
             out.push(c);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::normalise;
-
-    #[test]
-    fn paths_normalise_without_case_or_separator_differences() {
-        assert_eq!(
-            normalise(r"C:\Users\X\AppData\Local/Slicc//profiles\"),
-            "c:/users/x/appdata/local/slicc/profiles"
-        );
-        assert_eq!(normalise("/"), "/");
     }
 }

@@ -38,12 +38,14 @@ impl Default for SystemHost {
 }
 
 impl SystemHost {
-    /// The real machine, with the real environment and home dir (`HOME`, or `USERPROFILE`
-    /// on Windows).
+    /// The real machine, with the real environment and home dir
+    /// ([`catalog::home_dir`](crate::catalog::home_dir): `USERPROFILE` on Windows, `HOME`
+    /// elsewhere).
     pub fn new() -> SystemHost {
-        let home = std::env::var(if cfg!(windows) { "USERPROFILE" } else { "HOME" })
-            .ok()
-            .filter(|h| !h.is_empty());
+        let home = crate::catalog::home_dir(
+            crate::catalog::Os::current().unwrap_or(crate::catalog::Os::Linux),
+            &|name| std::env::var(name).ok(),
+        );
         SystemHost {
             home,
             env: None,

@@ -5,7 +5,7 @@
 //! write into six's. A [`SixProfile`] has no way to be prepared at all: six's profile is used
 //! in place.
 
-use crate::catalog::{join_path, Env, Os};
+use crate::catalog::{join_path, six_path_key, Env, Os};
 use crate::Catalog;
 
 use super::{Error, Executable};
@@ -251,53 +251,26 @@ pub fn is_six_dir(catalog: &Catalog, os: Os, home: &str, env: Env<'_>, dir: &str
     is_six_dir_in(catalog, dir, root.as_deref(), env_dir.as_deref())
 }
 
-/// The six-dir rule over given six dirs: six's root and the `SLICC_USER_DATA_DIR` dir.
+/// The six-dir rule over given six dirs (six's root and the `SLICC_USER_DATA_DIR` dir): `dir`
+/// is six's when it or one of its parents is ([`Catalog::is_six_dir_key`]).
 pub(crate) fn is_six_dir_in(
     catalog: &Catalog,
     dir: &str,
     root: Option<&str>,
     env_dir: Option<&str>,
 ) -> bool {
-    let dir = normalise(dir);
-    if let Some(env_dir) = env_dir {
-        if within(&dir, &normalise(env_dir)) {
+    let root = root.map(six_path_key);
+    let env_dir = env_dir.map(six_path_key);
+    let mut key = six_path_key(dir);
+    loop {
+        if catalog.is_six_dir_key(&key, root.as_deref(), env_dir.as_deref()) {
             return true;
         }
-    }
-    if let Some(root) = root {
-        let root = normalise(root);
-        if let Some(rest) = dir.strip_prefix(&root).and_then(|r| r.strip_prefix('/')) {
-            let first = rest.split('/').next().unwrap_or("");
-            if catalog.is_six_profile_name(first) {
-                return true;
-            }
+        match key.rfind('/') {
+            Some(cut) if cut > 0 => key.truncate(cut),
+            _ => return false,
         }
     }
-    false
-}
-
-/// `dir` is `base` or a path under it (both normalised).
-fn within(dir: &str, base: &str) -> bool {
-    dir == base
-        || dir
-            .strip_prefix(base)
-            .is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// Lower case, `\` as `/`, no repeated or trailing separators: how six's dirs are compared.
-pub(crate) fn normalise(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for c in path.trim().chars().flat_map(char::to_lowercase) {
-        let c = if c == '\\' { '/' } else { c };
-        if c == '/' && out.ends_with('/') {
-            continue;
-        }
-        out.push(c);
-    }
-    while out.len() > 1 && out.ends_with('/') {
-        out.pop();
-    }
-    out
 }
 
 fn check_name(catalog: &Catalog, name: &str) -> Result<(), Error> {

@@ -23,11 +23,10 @@ pub fn system_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// This user's home dir: `HOME`, else `USERPROFILE` on Windows.
+/// This user's home dir: [`catalog::home_dir`](crate::catalog::home_dir) for this machine's
+/// OS (`USERPROFILE` on Windows, `HOME` elsewhere), the same rule discovery's `SystemHost` uses.
 pub fn system_home() -> Option<String> {
-    system_env("HOME")
-        .filter(|h| !h.is_empty())
-        .or_else(|| system_env("USERPROFILE").filter(|h| !h.is_empty()))
+    crate::catalog::home_dir(Os::current().unwrap_or(Os::Linux), &system_env)
 }
 
 /// Whether `path` exists on this machine's file system.
@@ -75,7 +74,7 @@ fn machine() -> Result<(Os, String), Error> {
         what: format!("a catalog OS for {}", std::env::consts::OS),
     })?;
     let home = system_home().ok_or_else(|| Error::NoLocation {
-        what: "the home dir (HOME is not set)".into(),
+        what: "the home dir (HOME, or USERPROFILE on Windows, is not set)".into(),
     })?;
     Ok((os, home))
 }
