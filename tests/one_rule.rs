@@ -140,3 +140,17 @@ fn discovery_marks_the_same_dir_six_that_launch_refuses() {
         assert!(is_six_dir(cat, os, h, &|_: &str| None, &written));
     }
 }
+
+#[test]
+fn origins_and_cdp_values_split_host_and_port_alike() {
+    use slicc_browsers::catalog::Origin;
+    use slicc_browsers::discovery::parse_cdp;
+    // A colon in a host outside brackets is no host: `Origin::parse` used to take `a:b` as one.
+    assert!(Origin::parse("http://a:b:5000/").is_none());
+    assert!(parse_cdp("a:b:5000").is_none());
+    // Bracketed IPv6 hosts split the same way in both.
+    let o = Origin::parse("http://[FE80::1]:5000/x").expect("an IPv6 origin");
+    assert_eq!((o.host.as_str(), o.port), ("[fe80::1]", Some(5000)));
+    let t = parse_cdp("[fe80::1]:5000").expect("an IPv6 --cdp value");
+    assert_eq!((t.host.as_str(), t.port), ("fe80::1", 5000));
+}

@@ -24,7 +24,7 @@ pub use browser::{Browser, LinuxBrowser, MacosBrowser, WindowsBrowser};
 pub use enums::{Channel, Engine, Os};
 #[cfg(feature = "protected")]
 pub(crate) use origin::default_port;
-pub use origin::Origin;
+pub use origin::{split_host_port, Origin};
 pub use paths::{home_dir, join_path, six_path_key, Env};
 pub use sections::{
     DiscardException, Discovery, Electron, ElectronApp, ElectronLaunch, Launch, Location, Names,

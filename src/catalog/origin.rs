@@ -27,6 +27,39 @@ pub struct Origin {
     pub port: Option<u16>,
 }
 
+/// Splits an authority written `host`, `host:port`, `[v6]` or `[v6]:port` into the host
+/// (without brackets) and the port text, which is `None` when there is no `:port`. `None` for
+/// a colon in a host outside brackets or text after `]` that is not `:port`. The port is not
+/// checked here: each caller has its own rule for it.
+///
+/// This is the crate's one host:port splitter: `--cdp` values, origins, endpoints' `cdp`
+/// URLs, the corpus's fake servers and validate all use it.
+///
+/// ```
+/// use slicc_browsers::catalog::split_host_port;
+/// assert_eq!(split_host_port("h:5000"), Some(("h", Some("5000"))));
+/// assert_eq!(split_host_port("[fe80::1]:5000"), Some(("fe80::1", Some("5000"))));
+/// assert_eq!(split_host_port("[::1]"), Some(("::1", None)));
+/// assert_eq!(split_host_port("h"), Some(("h", None)));
+/// assert_eq!(split_host_port("a:b:5000"), None);
+/// assert_eq!(split_host_port("[::1]x"), None);
+/// ```
+pub fn split_host_port(authority: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(rest) = authority.strip_prefix('[') {
+        let close = rest.find(']')?;
+        let host = &rest[..close];
+        return match &rest[close + 1..] {
+            "" => Some((host, None)),
+            tail => Some((host, Some(tail.strip_prefix(':')?))),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') => Some((host, Some(port))),
+        Some(_) => None,
+        None => Some((authority, None)),
+    }
+}
+
 /// The default port of a scheme, if it has one.
 pub(crate) fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
@@ -55,22 +88,16 @@ impl Origin {
         let authority = &rest[..end];
         // Userinfo is not part of the origin.
         let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        let (host, port) = if authority.starts_with('[') {
-            let close = authority.find(']')?;
-            let host = &authority[..=close];
-            match &authority[close + 1..] {
-                "" => (host, None),
-                p => (host, Some(p.strip_prefix(':')?)),
-            }
-        } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
-                None => (authority, None),
-            }
-        };
+        let (host, port) = split_host_port(authority)?;
         if host.is_empty() {
             return None;
         }
+        // An IPv6 host keeps its brackets in an origin.
+        let host = if authority.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.to_string()
+        };
         let port = match port {
             None | Some("") => None,
             Some(p) => {

@@ -1,5 +1,7 @@
 //! Source §2.6: `--cdp` URLs.
 
+use crate::catalog::split_host_port;
+
 use super::candidate::{Candidate, Check, LOOPBACK};
 use super::output::Source;
 
@@ -45,23 +47,6 @@ fn parse_port(text: &str) -> Option<u16> {
         return None;
     }
     text.parse::<u16>().ok().filter(|p| *p != 0)
-}
-
-/// Splits `host:port` or `[v6]:port`; the port is `None` when absent.
-fn split_host_port(authority: &str) -> Option<(&str, Option<&str>)> {
-    if let Some(rest) = authority.strip_prefix('[') {
-        let close = rest.find(']')?;
-        let host = &rest[..close];
-        return match &rest[close + 1..] {
-            "" => Some((host, None)),
-            tail => Some((host, Some(tail.strip_prefix(':')?))),
-        };
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') => Some((host, Some(port))),
-        Some(_) => None,
-        None => Some((authority, None)),
-    }
 }
 
 /// Parses a `--cdp` value: a bare port, `host:port`, `[v6]:port`, or an `http`, `https`, `ws`

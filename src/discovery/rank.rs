@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use crate::catalog::Catalog;
+use crate::catalog::{split_host_port, Catalog};
 
 use super::output::{Endpoint, Entry, Installed, Kind, Output};
 
@@ -57,12 +57,17 @@ impl Ord for Key {
     }
 }
 
-/// The host and port of an endpoint's `cdp` (`scheme://host:port`).
+/// The host (an IPv6 one in brackets, as `cdp` writes it) and port of an endpoint's `cdp`
+/// (`scheme://host:port`): the order §4 sorts endpoints by within a tier.
 fn host_port(cdp: &str) -> (String, u16) {
     let authority = cdp.split_once("://").map_or(cdp, |(_, a)| a);
-    match authority.rsplit_once(':') {
-        Some((host, port)) => (host.to_string(), port.parse().unwrap_or(0)),
-        None => (authority.to_string(), 0),
+    match split_host_port(authority) {
+        Some((_, Some(port))) => {
+            // The host as written, brackets and all: the authority without `:port`.
+            let host = &authority[..authority.len() - port.len() - 1];
+            (host.to_string(), port.parse().unwrap_or(0))
+        }
+        _ => (authority.to_string(), 0),
     }
 }
 

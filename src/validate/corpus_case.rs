@@ -244,7 +244,13 @@ impl Rules<'_> {
                             ),
                         );
                     }
-                    let (host, port) = authority.rsplit_once(':').unwrap_or((authority, ""));
+                    // The host as written (brackets and all) and the port, as discovery sorts.
+                    let (host, port) = match crate::catalog::split_host_port(authority) {
+                        Some((_, Some(port))) => {
+                            (&authority[..authority.len() - port.len() - 1], port)
+                        }
+                        _ => (authority, ""),
+                    };
                     (
                         SortKey::Endpoint(host.to_string(), port.parse().unwrap_or(0)),
                         want,
