@@ -76,6 +76,15 @@ pub use error::Error;
 pub mod catalog;
 #[cfg(feature = "serde")]
 pub use catalog::{catalog, shared_catalog, Catalog};
+// The catalog's types at the crate root too, where the published 1.x crate has them ("Feature
+// serde: Catalog and the other types"); `catalog::` paths stay.
+#[cfg(feature = "serde")]
+pub use catalog::{
+    ActivePort, Browser, Channel, DiscardException, Discovery, Electron, ElectronApp,
+    ElectronLaunch, Engine, Env, Launch, LinuxBrowser, Location, MacosBrowser, Names, Origin, Os,
+    Platform, Platforms, Pref, ProcessScan, Profiles, ProtectedOrigins, Rank, Registry, Seven,
+    SixProfiles, SixRoot, SixRoots, SourceRank, Tiers, WindowsBrowser, WindowsPlatform,
+};
 
 #[cfg(feature = "corpus")]
 pub mod corpus;

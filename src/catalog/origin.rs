@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::Catalog;
+use super::{Catalog, Seven};
 
 /// A `scheme://host[:port]` origin, normalised: scheme and host in lower case, the scheme's
 /// default port (443 for https and wss, 80 for http and ws) left out.
@@ -172,11 +172,29 @@ impl Catalog {
         if caps.get(0).map(|m| m.as_str()) != Some(origin.host.as_str()) {
             return false;
         }
-        let label = caps.get(1).map_or("", |m| m.as_str());
+        self.seven
+            .is_seven_label(caps.get(1).map_or("", |m| m.as_str()))
+    }
+}
+
+impl Seven {
+    /// Whether a subdomain label (group 1 of `originHostPattern`) may name seven: it is not
+    /// empty (the bare apex is never seven), not one of `excludedLabels` and starts with none
+    /// of `excludedLabelPrefixes`. The host pattern itself is not checked here.
+    ///
+    /// ```
+    /// let seven = &slicc_browsers::shared_catalog().seven;
+    /// assert!(seven.is_seven_label("seven"));
+    /// assert!(seven.is_seven_label("vaulted")); // the prefix is `vault-`
+    /// assert!(!seven.is_seven_label(""));
+    /// assert!(!seven.is_seven_label("www"));
+    /// assert!(!seven.is_seven_label("vault"));
+    /// assert!(!seven.is_seven_label("vault-feature-x"));
+    /// ```
+    pub fn is_seven_label(&self, label: &str) -> bool {
         !label.is_empty()
-            && !self.seven.excluded_labels.iter().any(|l| l == label)
+            && !self.excluded_labels.iter().any(|l| l == label)
             && !self
-                .seven
                 .excluded_label_prefixes
                 .iter()
                 .any(|p| label.starts_with(p.as_str()))
