@@ -5,8 +5,10 @@
 //! no I/O and builds for `wasm32-wasip1`; the driver that runs steps over CDP does I/O and is
 //! left out there.
 
+pub mod expand;
 pub mod record;
 pub mod transport;
 
+pub use expand::{Leg, LegStep, Origins, Phase, Vars};
 pub use record::{LogEntry, Outcome, Read, Record, SessionRecord};
 pub use transport::{CallError, Event, Transport};
