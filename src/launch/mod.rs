@@ -22,6 +22,7 @@
 //! [`SevenProfile`] can never be made for one of six's dirs.
 
 mod args;
+mod choose;
 mod error;
 mod exec;
 mod prefs;
@@ -32,13 +33,14 @@ mod spawn;
 pub use args::{
     chromium_args, electron_args, first_free_port, merge_features, ChromiumOptions, ElectronArgs,
 };
+pub use choose::choose_executable;
 pub use error::Error;
 pub use exec::{installed_executables, resolve_executable, Executable, Exists, Via};
 pub use prefs::{chrome_time, chrome_time_now, merge_preferences, seven_sites, Prepared};
 pub use profiles::{is_six_dir, SevenProfile, SixProfile};
 #[cfg(not(target_os = "wasi"))]
 pub use spawn::{
-    electron_args_here, find_executable, find_installed, get_json, launch, live_endpoint,
-    path_exists, port_is_free, spawn, system_env, system_home, wait_for_endpoint, LaunchRequest,
-    Launched,
+    choose_here, electron_args_here, find_executable, find_installed, get_json, launch,
+    listed_entry, live_endpoint, path_exists, port_is_free, running_as_root, spawn, system_env,
+    system_home, wait_for_endpoint, LaunchRequest, Launched,
 };

@@ -315,3 +315,48 @@ pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Er
         }
     }
 }
+
+/// The browser to launch on this machine: [`choose_executable`](super::choose_executable)
+/// over discovery's installed scan of this machine and the launch module's own resolution.
+pub fn choose_here(catalog: &Catalog, browser: Option<&str>) -> Result<Executable, Error> {
+    let (os, _) = machine()?;
+    let installed = crate::discovery::installed::scan(&crate::discovery::SystemHost::new(), os);
+    let resolve = |id: &str| find_executable(catalog, id).ok().flatten();
+    super::choose_executable(catalog, os, browser, &installed, &resolve)
+}
+
+/// The output-schema-1 entry discovery lists for a browser launched in a seven profile on
+/// `port` (discovery's seven-profile source only, on this machine).
+pub fn listed_entry(os: Os, port: u16) -> Result<crate::discovery::Entry, Error> {
+    use crate::discovery::{discover, Options, Sources, SystemHost};
+    let mut options = Options::new(os);
+    options.sources = Sources {
+        seven_profiles: true,
+        ..Sources::NONE
+    };
+    let id = format!("cdp:127.0.0.1:{port}");
+    discover(&SystemHost::new(), &options)
+        .entries
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| Error::Endpoint {
+            url: format!("http://127.0.0.1:{port}"),
+            message: format!("discovery does not list {id} in the seven profiles"),
+        })
+}
+
+/// Whether this process runs as root on Linux (effective uid 0, from `/proc/self/status`):
+/// Chromium refuses to start as root with its sandbox on, so a caller adds `--no-sandbox`.
+pub fn running_as_root() -> bool {
+    if std::env::consts::OS != "linux" {
+        return false;
+    }
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return false;
+    };
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1))
+        == Some("0")
+}
