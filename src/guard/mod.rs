@@ -26,11 +26,11 @@ mod vocabulary;
 pub mod runner;
 
 pub use check::{
-    AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CompareCheck, CookieCheck,
-    DeliveredCheck, DetachedCheck, EventCheck, ExecutedCheck, ExpressionCheck, FilteredCheck,
-    FrameBlockedCheck, HeaderCheck, HistoryCheck, HopsCheck, LiveCheck, LoadedCheck, NotCheck,
-    PreCheck, ReachedCheck, RefusedCheck, RegistrationCheck, ResultCheck, ServedCheck, StateCheck,
-    TitleCheck,
+    AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CheckKind, CompareCheck,
+    CookieCheck, DeliveredCheck, DetachedCheck, EventCheck, ExecutedCheck, ExpressionCheck,
+    FilteredCheck, FrameBlockedCheck, HeaderCheck, HistoryCheck, HopsCheck, LiveCheck, LoadedCheck,
+    NotCheck, PreCheck, ReachedCheck, RefusedCheck, RegistrationCheck, ResultCheck, ServedCheck,
+    StateCheck, TitleCheck,
 };
 pub use map::NamedMap;
 pub use shapes::{BlockSpec, CallNames, CanaryState, Chain, Filtered, UrlRef};
@@ -38,7 +38,7 @@ pub use step::{
     Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop, PageStep, Refusal, Settle,
     SettleStep, Step, StepKind, TextStep, WaitStep, Where,
 };
-pub use vocabulary::{CheckKind, Observer};
+pub use vocabulary::Observer;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

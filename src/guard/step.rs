@@ -4,76 +4,83 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-/// One step. Each JSON step carries exactly one kind key (`text`, `cdp`, `page`, `answer`,
-/// `children`, `settle`, `wait` or `guess`), which picks the variant.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum Step {
-    /// `{ "text": … }`: a step in words, with nothing to execute.
-    Text(TextStep),
-    /// `{ "cdp": method, … }`: a CDP call.
-    Cdp(CdpStep),
-    /// `{ "page": action, … }`: a page action.
-    Page(PageStep),
-    /// `{ "answer": { … } }`: answers paused requests for one URL.
-    Answer(AnswerStep),
-    /// `{ "children": [steps], … }`: steps run on every target auto-attached from then on.
-    Children(ChildrenStep),
-    /// `{ "settle": { … } }`: waits for a beacon, a title, a detach or the detach variant.
-    Settle(SettleStep),
-    /// `{ "wait": ms }`: sleeps.
-    Wait(WaitStep),
-    /// `{ "guess": { … }, "as": name }`: a call for each request id between two paused ones.
-    Guess(GuessStep),
-}
+use super::vocabulary::{kind_enum, not_one_kind_message, one_kind};
 
-/// The kind of a [`Step`], named as its key in the JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StepKind {
-    /// `text`
-    Text,
-    /// `cdp`
-    Cdp,
-    /// `page`
-    Page,
-    /// `answer`
-    Answer,
-    /// `children`
-    Children,
-    /// `settle`
-    Settle,
-    /// `wait`
-    Wait,
-    /// `guess`
-    Guess,
-}
-
-impl StepKind {
-    /// Every step kind, in the order the format lists them.
-    pub const ALL: [StepKind; 8] = [
-        StepKind::Text,
-        StepKind::Cdp,
-        StepKind::Page,
-        StepKind::Answer,
-        StepKind::Children,
-        StepKind::Settle,
-        StepKind::Wait,
-        StepKind::Guess,
-    ];
-
-    /// The JSON key that marks this kind.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepKind::Text => "text",
-            StepKind::Cdp => "cdp",
-            StepKind::Page => "page",
-            StepKind::Answer => "answer",
-            StepKind::Children => "children",
-            StepKind::Settle => "settle",
-            StepKind::Wait => "wait",
-            StepKind::Guess => "guess",
+/// The step table: each row declares one kind (its variant, struct and JSON key, with the
+/// doc of the variant). [`Step`], [`StepKind`] (with `ALL`, `as_str`, `from_key`), the
+/// deserializer, [`Step::kind`], [`Step::on`] and [`Step::extra`] are derived from it.
+macro_rules! steps {
+    ($( $(#[$doc:meta])* $variant:ident($name:ident) $key:literal, )*) => {
+        /// One step. Each JSON step carries exactly one kind key (`text`, `cdp`, `page`,
+        /// `answer`, `children`, `settle`, `wait` or `guess`), which picks the variant.
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        #[serde(untagged)]
+        pub enum Step {
+            $( $(#[$doc])* $variant($name), )*
         }
-    }
+
+        kind_enum! {
+            /// The kind of a [`Step`], named as its key in the JSON.
+            StepKind, "step",
+            [$( $(#[$doc])* $variant = $key ),*]
+        }
+
+        impl Step {
+            /// The step's kind.
+            pub fn kind(&self) -> StepKind {
+                match self {
+                    $(Step::$variant(_) => StepKind::$variant,)*
+                }
+            }
+
+            /// The leg the step is limited to (`control` or `guarded`), or `None` for both.
+            pub fn on(&self) -> Option<&str> {
+                match self {
+                    $(Step::$variant(s) => s.on.as_deref(),)*
+                }
+            }
+
+            /// The members this version of the format does not name, kept as they are.
+            pub fn extra(&self) -> &Map<String, Value> {
+                match self {
+                    $(Step::$variant(s) => &s.extra,)*
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for Step {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let map = Map::<String, Value>::deserialize(deserializer)?;
+                let kind = one_kind(StepKind::kinds_in(&map), &map).map_err(|e| {
+                    D::Error::custom(not_one_kind_message("step", &StepKind::ALL, &e))
+                })?;
+                let value = Value::Object(map);
+                let step = match kind {
+                    $(StepKind::$variant => serde_json::from_value(value).map(Step::$variant),)*
+                };
+                step.map_err(|e| D::Error::custom(format!("{kind} step: {e}")))
+            }
+        }
+    };
+}
+
+steps! {
+    /// `{ "text": … }`: a step in words, with nothing to execute.
+    Text(TextStep) "text",
+    /// `{ "cdp": method, … }`: a CDP call.
+    Cdp(CdpStep) "cdp",
+    /// `{ "page": action, … }`: a page action.
+    Page(PageStep) "page",
+    /// `{ "answer": { … } }`: answers paused requests for one URL.
+    Answer(AnswerStep) "answer",
+    /// `{ "children": [steps], … }`: steps run on every target auto-attached from then on.
+    Children(ChildrenStep) "children",
+    /// `{ "settle": { … } }`: waits for a beacon, a title, a detach or the detach variant.
+    Settle(SettleStep) "settle",
+    /// `{ "wait": ms }`: sleeps.
+    Wait(WaitStep) "wait",
+    /// `{ "guess": { … }, "as": name }`: a call for each request id between two paused ones.
+    Guess(GuessStep) "guess",
 }
 
 /// A text step: a step described in words.
@@ -348,71 +355,7 @@ pub struct Guess {
     pub extra: Map<String, Value>,
 }
 
-impl<'de> Deserialize<'de> for Step {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let map = Map::<String, Value>::deserialize(deserializer)?;
-        let kinds: Vec<StepKind> = StepKind::ALL
-            .into_iter()
-            .filter(|k| map.contains_key(k.as_str()))
-            .collect();
-        let kind =
-            match kinds.as_slice() {
-                [kind] => *kind,
-                [] => return Err(D::Error::custom(
-                    "a step needs one of text, cdp, page, answer, children, settle, wait or guess",
-                )),
-                more => {
-                    let names: Vec<&str> = more.iter().map(|k| k.as_str()).collect();
-                    return Err(D::Error::custom(format!(
-                        "a step has more than one kind: {}",
-                        names.join(", ")
-                    )));
-                }
-            };
-        let value = Value::Object(map);
-        let step = match kind {
-            StepKind::Text => serde_json::from_value(value).map(Step::Text),
-            StepKind::Cdp => serde_json::from_value(value).map(Step::Cdp),
-            StepKind::Page => serde_json::from_value(value).map(Step::Page),
-            StepKind::Answer => serde_json::from_value(value).map(Step::Answer),
-            StepKind::Children => serde_json::from_value(value).map(Step::Children),
-            StepKind::Settle => serde_json::from_value(value).map(Step::Settle),
-            StepKind::Wait => serde_json::from_value(value).map(Step::Wait),
-            StepKind::Guess => serde_json::from_value(value).map(Step::Guess),
-        };
-        step.map_err(|e| D::Error::custom(format!("{} step: {e}", kind.as_str())))
-    }
-}
-
 impl Step {
-    /// The step's kind.
-    pub fn kind(&self) -> StepKind {
-        match self {
-            Step::Text(_) => StepKind::Text,
-            Step::Cdp(_) => StepKind::Cdp,
-            Step::Page(_) => StepKind::Page,
-            Step::Answer(_) => StepKind::Answer,
-            Step::Children(_) => StepKind::Children,
-            Step::Settle(_) => StepKind::Settle,
-            Step::Wait(_) => StepKind::Wait,
-            Step::Guess(_) => StepKind::Guess,
-        }
-    }
-
-    /// The leg the step is limited to (`control` or `guarded`), or `None` for both.
-    pub fn on(&self) -> Option<&str> {
-        match self {
-            Step::Text(s) => s.on.as_deref(),
-            Step::Cdp(s) => s.on.as_deref(),
-            Step::Page(s) => s.on.as_deref(),
-            Step::Answer(s) => s.on.as_deref(),
-            Step::Children(s) => s.on.as_deref(),
-            Step::Settle(s) => s.on.as_deref(),
-            Step::Wait(s) => s.on.as_deref(),
-            Step::Guess(s) => s.on.as_deref(),
-        }
-    }
-
     /// Whether the step runs on `leg` (`control` or `guarded`).
     pub fn runs_on(&self, leg: &str) -> bool {
         self.on().is_none_or(|on| on == leg)

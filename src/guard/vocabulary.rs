@@ -1,6 +1,14 @@
-//! The check vocabulary: every check kind and the observers that read them.
+//! The vocabulary's machinery: the observers, and the one-key rule every step and check obeys.
+//!
+//! The kinds themselves are declared once each, in one table per union: the check table in
+//! `check.rs` (each check's key, struct, members and observers) and the step table in
+//! `step.rs`. [`kind_enum!`] turns a table's rows into the kind enum with its `ALL`, `as_str`
+//! and `from_key`; the tables derive the union enum, its deserializer, `kind()` and (checks)
+//! `observer()` and `observers()` from the same rows. The runner, the judge and `validate` all
+//! read those, so adding a kind is one row.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// Who reads the data a check is judged on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -14,152 +22,122 @@ pub enum Observer {
     Unguarded,
 }
 
-/// A check kind: the vocabulary of §4.3, named as its key in the JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CheckKind {
-    /// `beacon`: a beacon from an origin was logged.
-    Beacon,
-    /// `served`: the fixture logged a request.
-    Served,
-    /// `header`: a request carried a header.
-    Header,
-    /// `event`: a delivered event matched.
-    Event,
-    /// `result`: a named outcome matched.
-    Result,
-    /// `cookie`: a named call's result contained a cookie.
-    Cookie,
-    /// `compare`: two named outcomes agree.
-    Compare,
-    /// `refused`: named refusable steps were refused.
-    Refused,
-    /// `reached`: named calls reached the browser unrefused.
-    Reached,
-    /// `attached`: the client attached to a target at a URL or origin.
-    Attached,
-    /// `delivered`: data for a URL reached the client.
-    Delivered,
-    /// `title`: the page title, read unguarded.
-    Title,
-    /// `expression`: a value evaluated unguarded.
-    Expression,
-    /// `executed`: a phase ran (diagnostic).
-    Executed,
-    /// `live`: diagnostic.
-    Live,
-    /// `hops`: every redirect of a chain and its destination were logged.
-    Hops,
-    /// `detached`: a session detached.
-    Detached,
-    /// `pre`: the pre-action heartbeat was logged.
-    Pre,
-    /// `loaded`: a URL (or a heartbeat from its origin) was logged.
-    Loaded,
-    /// `registration`: the guard refused a refusable step at registration.
-    Registration,
-    /// `state`: the canary state, read unguarded.
-    State,
-    /// `filtered`: named calls' responses left a cookie out.
-    Filtered,
-    /// `blocked`: an error or block for an exact URL.
-    Blocked,
-    /// `history`: the guard swapped in its own page for an exact URL.
-    History,
-    /// `frameBlocked`: an out-of-process iframe shows chrome-error for an exact URL.
-    FrameBlocked,
-    /// `all`: every operand holds.
-    All,
-    /// `any`: some operand holds.
-    Any,
-    /// `not`: the operand does not hold.
-    Not,
-}
+impl Observer {
+    /// Every observer, in the order the format lists them.
+    pub const ALL: [Observer; 3] = [Observer::Fixture, Observer::Client, Observer::Unguarded];
 
-impl CheckKind {
-    /// Every check kind, in the order the format lists them.
-    pub const ALL: [CheckKind; 28] = [
-        CheckKind::Beacon,
-        CheckKind::Served,
-        CheckKind::Header,
-        CheckKind::Event,
-        CheckKind::Result,
-        CheckKind::Cookie,
-        CheckKind::Compare,
-        CheckKind::Refused,
-        CheckKind::Reached,
-        CheckKind::Attached,
-        CheckKind::Delivered,
-        CheckKind::Title,
-        CheckKind::Expression,
-        CheckKind::Executed,
-        CheckKind::Live,
-        CheckKind::Hops,
-        CheckKind::Detached,
-        CheckKind::Pre,
-        CheckKind::Loaded,
-        CheckKind::Registration,
-        CheckKind::State,
-        CheckKind::Filtered,
-        CheckKind::Blocked,
-        CheckKind::History,
-        CheckKind::FrameBlocked,
-        CheckKind::All,
-        CheckKind::Any,
-        CheckKind::Not,
-    ];
-
-    /// The JSON key that marks this kind.
+    /// The JSON value of `observer`.
     pub fn as_str(self) -> &'static str {
         match self {
-            CheckKind::Beacon => "beacon",
-            CheckKind::Served => "served",
-            CheckKind::Header => "header",
-            CheckKind::Event => "event",
-            CheckKind::Result => "result",
-            CheckKind::Cookie => "cookie",
-            CheckKind::Compare => "compare",
-            CheckKind::Refused => "refused",
-            CheckKind::Reached => "reached",
-            CheckKind::Attached => "attached",
-            CheckKind::Delivered => "delivered",
-            CheckKind::Title => "title",
-            CheckKind::Expression => "expression",
-            CheckKind::Executed => "executed",
-            CheckKind::Live => "live",
-            CheckKind::Hops => "hops",
-            CheckKind::Detached => "detached",
-            CheckKind::Pre => "pre",
-            CheckKind::Loaded => "loaded",
-            CheckKind::Registration => "registration",
-            CheckKind::State => "state",
-            CheckKind::Filtered => "filtered",
-            CheckKind::Blocked => "blocked",
-            CheckKind::History => "history",
-            CheckKind::FrameBlocked => "frameBlocked",
-            CheckKind::All => "all",
-            CheckKind::Any => "any",
-            CheckKind::Not => "not",
+            Observer::Fixture => "fixture",
+            Observer::Client => "client",
+            Observer::Unguarded => "unguarded",
         }
     }
 
-    /// The kind whose JSON key is `key`.
-    pub fn from_key(key: &str) -> Option<CheckKind> {
-        CheckKind::ALL.into_iter().find(|k| k.as_str() == key)
+    /// The observer whose JSON value is `name`.
+    pub fn from_key(name: &str) -> Option<Observer> {
+        Observer::ALL.into_iter().find(|o| o.as_str() == name)
     }
+}
 
-    /// The observers a check of this kind may declare (two for `blocked`, one for the rest).
-    pub fn observers(self) -> &'static [Observer] {
-        use CheckKind::*;
-        match self {
-            Beacon | Served | Header | Hops | Pre | Loaded => &[Observer::Fixture],
-            Title | Expression | Live | State | History | FrameBlocked => &[Observer::Unguarded],
-            Blocked => &[Observer::Client, Observer::Unguarded],
-            _ => &[Observer::Client],
+/// Declares a kind enum from a table's rows: each variant with its doc and JSON key, and
+/// `COUNT`, `ALL`, `as_str`, `from_key` and `kinds_in` derived from them.
+macro_rules! kind_enum {
+    (
+        $(#[$edoc:meta])*
+        $kind:ident, $what:literal,
+        [$( $(#[$doc:meta])* $variant:ident = $key:literal ),* $(,)?]
+    ) => {
+        $(#[$edoc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $kind {
+            $( #[doc = concat!("`", $key, "`:")] $(#[$doc])* $variant, )*
         }
-    }
 
-    /// Whether the kind is diagnostic only (`executed`, `live`), never a liveness proof.
-    pub fn is_diagnostic(self) -> bool {
-        matches!(self, CheckKind::Executed | CheckKind::Live)
+        impl $kind {
+            #[doc = concat!("How many ", $what, " kinds there are.")]
+            pub const COUNT: usize = [$($key),*].len();
+
+            #[doc = concat!("Every ", $what, " kind, in the order the format lists them.")]
+            pub const ALL: [$kind; $kind::COUNT] = [$($kind::$variant),*];
+
+            /// The JSON key that marks this kind.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($kind::$variant => $key,)*
+                }
+            }
+
+            /// The kind whose JSON key is `key`.
+            pub fn from_key(key: &str) -> Option<$kind> {
+                match key {
+                    $($key => Some($kind::$variant),)*
+                    _ => None,
+                }
+            }
+
+            #[doc = concat!("The ", $what, " kinds whose keys `object` holds, in table order \
+                (exactly one for a well-formed ", $what, ").")]
+            pub fn kinds_in(object: &serde_json::Map<String, serde_json::Value>) -> Vec<$kind> {
+                $kind::ALL
+                    .into_iter()
+                    .filter(|k| object.contains_key(k.as_str()))
+                    .collect()
+            }
+        }
+
+        impl std::fmt::Display for $kind {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+pub(crate) use kind_enum;
+
+/// Why an object is not exactly one kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NotOneKind<K> {
+    /// It holds no kind key; these are its keys.
+    None(Vec<String>),
+    /// It holds several kind keys.
+    Many(Vec<K>),
+}
+
+/// The one rule of both unions: an object is exactly one kind, picked by the one kind key it
+/// holds. `kinds` is what `K::kinds_in` found.
+pub(crate) fn one_kind<K: Copy>(
+    kinds: Vec<K>,
+    object: &Map<String, Value>,
+) -> Result<K, NotOneKind<K>> {
+    match kinds.as_slice() {
+        [kind] => Ok(*kind),
+        [] => Err(NotOneKind::None(object.keys().cloned().collect())),
+        _ => Err(NotOneKind::Many(kinds)),
+    }
+}
+
+/// The message of the deserializers when an object is not one `what` (`check`, `step`).
+pub(crate) fn not_one_kind_message<K: Copy + std::fmt::Display>(
+    what: &str,
+    all: &[K],
+    error: &NotOneKind<K>,
+) -> String {
+    let join = |items: Vec<String>| items.join(", ");
+    match error {
+        NotOneKind::None(keys) => format!(
+            "a {what} needs one kind key ({}), found {}",
+            join(all.iter().map(ToString::to_string).collect()),
+            if keys.is_empty() {
+                "no key".to_string()
+            } else {
+                join(keys.clone())
+            }
+        ),
+        NotOneKind::Many(kinds) => format!(
+            "a {what} has more than one kind: {}",
+            join(kinds.iter().map(ToString::to_string).collect())
+        ),
     }
 }

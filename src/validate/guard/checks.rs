@@ -40,10 +40,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
         out.add(cx, path, "one-kind", "a check must be an object".into());
         return;
     };
-    let kinds: Vec<CheckKind> = CheckKind::ALL
-        .into_iter()
-        .filter(|k| map.contains_key(k.as_str()))
-        .collect();
+    let kinds = CheckKind::kinds_in(map);
     let [kind] = kinds.as_slice() else {
         let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
         out.add(
@@ -61,13 +58,12 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
     // S8: the kind's observer, and via: unguarded where the kind needs it.
     let observer = check
         .get("observer")
-        .cloned()
-        .and_then(|o| serde_json::from_value::<Observer>(o).ok());
+        .and_then(|o| o.as_str().and_then(Observer::from_key));
     if !observer.is_some_and(|o| kind.observers().contains(&o)) {
         let allowed: Vec<String> = kind
             .observers()
             .iter()
-            .map(|o| format!("{o:?}").to_lowercase())
+            .map(|o| o.as_str().to_string())
             .collect();
         out.add(
             cx,

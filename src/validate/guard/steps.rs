@@ -6,13 +6,10 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::{Cx, Out};
+use crate::guard::StepKind;
 
 /// The capabilities, in the order the format lists them.
 pub(super) const CAPS: [&str; 3] = ["autoAttach", "browserSession", "browserContexts"];
-/// The step kinds: each step has exactly one of these keys.
-const KINDS: [&str; 8] = [
-    "text", "cdp", "page", "answer", "children", "settle", "wait", "guess",
-];
 
 /// One step of a vector, flattened in refusal-name order.
 pub(super) struct Flat<'a> {
@@ -106,16 +103,19 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
     let steps = &cx.steps;
     // S8 (steps): exactly one kind.
     for s in steps {
-        let kinds: Vec<&str> = KINDS
-            .into_iter()
-            .filter(|k| s.step.get(*k).is_some())
-            .collect();
+        let kinds = s
+            .step
+            .as_object()
+            .map(StepKind::kinds_in)
+            .unwrap_or_default();
         if kinds.len() != 1 {
+            let all: Vec<&str> = StepKind::ALL.iter().map(|k| k.as_str()).collect();
+            let found: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
             out.add(
                 cx,
                 s.path.clone(),
                 "one-kind",
-                format!("a step needs exactly one kind key of {KINDS:?}, found {kinds:?}"),
+                format!("a step needs exactly one kind key of {all:?}, found {found:?}"),
             );
         }
     }
