@@ -5,7 +5,10 @@
 //! no I/O and builds for `wasm32-wasip1`; the driver that runs steps over CDP does I/O and is
 //! left out there.
 
+#[cfg(not(target_os = "wasi"))]
+pub mod drive;
 pub mod expand;
+pub mod js;
 pub mod record;
 pub mod transport;
 
