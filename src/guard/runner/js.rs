@@ -22,9 +22,11 @@
 //!   the evaluation throws (an outcome with no value).
 //! * **Canary** ([`canary_plant`], [`canary_read`]): the cookie `{cookie}` (set by the stand-in's
 //!   `/plant`, or by [`canary_plant`] when the page can), the `localStorage` item whose key is
-//!   `{cookie}`, and the IndexedDB database named `{cookie}` holding the value in its object
-//!   store `canary` under the key `value`. The storage canary's value is the `localStorage`
-//!   item's; an absent item reads as `""` (gone).
+//!   `{cookie}`, and in the IndexedDB database [`CANARY_DB`], object store [`CANARY_STORE`], the
+//!   value under the key `{cookie}` (the names the stand-in's `/plant` page uses too). The
+//!   storage canary's value is the `localStorage` item's; an absent item reads as `""` (gone).
+
+use super::expand::encode_uri_component;
 
 /// A JSON (and so JavaScript) string literal of `s`.
 fn lit(s: &str) -> String {
@@ -95,22 +97,9 @@ pub fn probe(log: &str, tag: &str) -> String {
 pub fn pre_url(log: &str, tag: &str, to: &str) -> String {
     format!(
         "{log}/live?tag={}&step=pre&to={}",
-        encode_component(tag),
-        encode_component(to)
+        encode_uri_component(tag),
+        encode_uri_component(to)
     )
-}
-
-/// `encodeURIComponent`: every byte but `A-Z a-z 0-9 - _ . ! ~ * ' ( )` percent-encoded.
-pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// The script of a navigating page action (`href`, `replace`, `form`, `post` or `open`) to
@@ -171,7 +160,7 @@ pub fn iframe(url: &str) -> String {
 
 /// The stand-in's `/framed` page on `from`, framing `url`: `<from>/framed?src=<encoded url>`.
 pub fn framed_url(from: &str, url: &str) -> String {
-    format!("{from}/framed?src={}", encode_component(url))
+    format!("{from}/framed?src={}", encode_uri_component(url))
 }
 
 /// The promise of a loading action (`fetch`, `xhr` or `image`) of `url`; evaluate it with
@@ -221,11 +210,14 @@ pub fn load(action: &str, url: &str, status: bool, credentials: Option<&str>) ->
     }
 }
 
-/// The name of the canary's object store in its IndexedDB database.
+/// The IndexedDB database holding the storage canary.
+pub const CANARY_DB: &str = "canary";
+
+/// The object store, in [`CANARY_DB`], holding the storage canary (key: the cookie name).
 pub const CANARY_STORE: &str = "canary";
 
 /// Plants the storage canary in the current page's origin: `localStorage[cookie] = value` and
-/// the IndexedDB database `cookie` (store [`CANARY_STORE`], key `value`); where the page can
+/// `value` under the key `cookie` in IndexedDB ([`CANARY_DB`], [`CANARY_STORE`]); where the page can
 /// (not `HttpOnly`), also the cookie `cookie=value; path=/`. A promise (evaluate with
 /// `awaitPromise: true`) of `true`.
 pub fn canary_plant(cookie: &str, value: &str) -> String {
@@ -233,15 +225,16 @@ pub fn canary_plant(cookie: &str, value: &str) -> String {
         "(function () {{ var name = {cookie}; var value = {value}; \
          try {{ document.cookie = name + '=' + value + '; path=/'; }} catch (e) {{ name = name; }} \
          localStorage.setItem(name, value); return new Promise(function (resolve, reject) {{ \
-         var req = indexedDB.open(name, 1); req.onupgradeneeded = function () {{ \
+         var req = indexedDB.open({db}, 1); req.onupgradeneeded = function () {{ \
          req.result.createObjectStore({store}); }}; req.onerror = function () {{ \
          reject(new Error('indexedDB.open failed')); }}; req.onsuccess = function () {{ \
          var db = req.result; var tx = db.transaction({store}, 'readwrite'); \
-         tx.objectStore({store}).put(value, 'value'); tx.oncomplete = function () {{ \
+         tx.objectStore({store}).put(value, name); tx.oncomplete = function () {{ \
          db.close(); resolve(true); }}; tx.onerror = function () {{ db.close(); \
          reject(new Error('indexedDB write failed')); }}; }}; }}); }})()",
         cookie = lit(cookie),
         value = lit(value),
+        db = lit(CANARY_DB),
         store = lit(CANARY_STORE),
     )
 }
@@ -255,15 +248,16 @@ pub fn canary_read(cookie: &str) -> String {
          document.cookie.split('; ').forEach(function (c) {{ var i = c.indexOf('='); \
          if (i > 0 && c.slice(0, i) === name) {{ out.cookie = c.slice(i + 1); }} }}); \
          var s = localStorage.getItem(name); out.storage = s === null ? '' : s; \
-         return new Promise(function (resolve) {{ var req = indexedDB.open(name); \
+         return new Promise(function (resolve) {{ var req = indexedDB.open({db}); \
          req.onupgradeneeded = function () {{ req.transaction.abort(); }}; \
          req.onerror = function () {{ resolve(out); }}; req.onsuccess = function () {{ \
          var db = req.result; try {{ var g = db.transaction({store}, 'readonly')\
-         .objectStore({store}).get('value'); g.onsuccess = function () {{ \
+         .objectStore({store}).get(name); g.onsuccess = function () {{ \
          out.indexedDB = g.result === undefined ? '' : String(g.result); db.close(); \
          resolve(out); }}; g.onerror = function () {{ db.close(); resolve(out); }}; }} \
          catch (e) {{ db.close(); resolve(out); }} }}; }}); }})()",
         cookie = lit(cookie),
+        db = lit(CANARY_DB),
         store = lit(CANARY_STORE),
     )
 }
@@ -299,13 +293,6 @@ mod tests {
         let src = beacon("http://l\"og", "t'1");
         assert!(src.contains(r#""http://l\"og""#));
         assert!(src.contains(r#""t'1""#));
-    }
-
-    #[test]
-    fn encode_component_matches_encode_uri_component() {
-        assert_eq!(encode_component("a b/c?d=e&f"), "a%20b%2Fc%3Fd%3De%26f");
-        assert_eq!(encode_component("-_.!~*'()"), "-_.!~*'()");
-        assert_eq!(encode_component("é"), "%C3%A9");
     }
 
     #[test]

@@ -1,0 +1,190 @@
+//! The leg's event pump: paused requests, auth challenges, auto-attached targets, detaches.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::leg::{AnswerRule, ChildRule, Leg, Paused, Session};
+use super::util::lock;
+use super::CHILD_WAIT;
+use crate::guard::runner::record::SessionRecord;
+use crate::guard::runner::transport::Event;
+
+/// The pump: answers paused requests, runs `children` steps on attached targets, notes
+/// detaches and popups, until the leg stops.
+pub(super) fn pump(leg: &Arc<Leg>) {
+    let mut cursor = leg.start_event;
+    let interesting = |e: &Event| {
+        matches!(
+            e.method.as_str(),
+            "Fetch.requestPaused"
+                | "Fetch.authRequired"
+                | "Target.attachedToTarget"
+                | "Target.detachedFromTarget"
+                | "Inspector.detached"
+        )
+    };
+    while !leg.stop.load(Ordering::SeqCst) {
+        let Some((index, event)) =
+            leg.client
+                .wait_event(cursor, &interesting, Duration::from_millis(100))
+        else {
+            continue;
+        };
+        cursor = index + 1;
+        match event.method.as_str() {
+            "Fetch.requestPaused" => leg.on_paused(&event, false),
+            "Fetch.authRequired" => leg.on_paused(&event, true),
+            "Target.attachedToTarget" => leg.on_attached(&event, index),
+            "Target.detachedFromTarget" => {
+                if let Some(sid) = event.params.get("sessionId").and_then(Value::as_str) {
+                    if let Some(role) = leg.role_of(sid) {
+                        lock(&leg.record).detached.insert(role);
+                    }
+                }
+            }
+            "Inspector.detached" => {
+                if let Some(sid) = event.session_id.as_deref() {
+                    if let Some(role) = leg.role_of(sid) {
+                        lock(&leg.record).detached.insert(role);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Leg {
+    fn on_paused(&self, event: &Event, auth: bool) {
+        let p = &event.params;
+        let Some(id) = p.get("requestId").and_then(Value::as_str) else {
+            return;
+        };
+        let url = p
+            .pointer("/request/url")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let response_stage =
+            p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
+        let session = event.session_id.clone();
+        lock(&self.paused).push(Paused {
+            url: url.clone(),
+            request_id: id.to_string(),
+            session: session.clone(),
+        });
+        let rule = lock(&self.answers)
+            .iter()
+            .find(|r| {
+                r.url == url
+                    && if auth {
+                        r.hold || r.cdp.as_deref() == Some("Fetch.continueWithAuth")
+                    } else {
+                        r.cdp.as_deref() != Some("Fetch.continueWithAuth")
+                            && r.stage
+                                .as_deref()
+                                .is_none_or(|s| (s == "Response") == response_stage)
+                    }
+            })
+            .cloned();
+        let (method, mut params) = match rule {
+            Some(r) if r.hold => return,
+            Some(AnswerRule {
+                cdp: Some(cdp),
+                params,
+                ..
+            }) => (cdp, params),
+            _ if auth => (
+                "Fetch.continueWithAuth".to_string(),
+                json!({ "authChallengeResponse": { "response": "Default" } })
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            _ => ("Fetch.continueRequest".to_string(), Map::new()),
+        };
+        params.insert("requestId".into(), Value::String(id.to_string()));
+        let _ = self
+            .client
+            .send(&method, Value::Object(params), session.as_deref());
+    }
+
+    fn on_attached(self: &Arc<Self>, event: &Event, index: usize) {
+        let p = &event.params;
+        let (Some(sid), Some(info)) = (
+            p.get("sessionId").and_then(Value::as_str),
+            p.get("targetInfo"),
+        ) else {
+            return;
+        };
+        let target_id = info.get("targetId").and_then(Value::as_str).unwrap_or("");
+        if lock(&self.own_targets).contains(target_id) {
+            return;
+        }
+        let url = info.get("url").and_then(Value::as_str).unwrap_or("");
+        let opener = info.get("openerId").and_then(Value::as_str);
+        let page_target = self.var("pageTarget");
+        let waiting = p
+            .get("waitingForDebugger")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let rules: Vec<ChildRule> = lock(&self.rules)
+            .iter()
+            .filter(|r| r.from_event <= index)
+            .filter(|r| match &r.r#where {
+                None => true,
+                Some(w) => {
+                    w.opener_id
+                        .as_deref()
+                        .is_none_or(|_| opener.is_some() && opener == page_target.as_deref())
+                        && w.url_prefix
+                            .as_deref()
+                            .is_none_or(|pre| url.starts_with(pre))
+                }
+            })
+            .cloned()
+            .collect();
+        let client = Arc::clone(&self.client);
+        let sid = sid.to_string();
+        if rules.is_empty() {
+            if waiting {
+                std::thread::spawn(move || {
+                    let _ = client.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&sid));
+                });
+            }
+            return;
+        }
+        let child = Session {
+            session_id: sid.clone(),
+            target_id: target_id.to_string(),
+        };
+        lock(&self.children).push(child.clone());
+        lock(&self.record).sessions.push(SessionRecord {
+            role: "child".into(),
+            session_id: sid.clone(),
+            target_id: target_id.to_string(),
+            url: url.to_string(),
+        });
+        let leg = Arc::clone(self);
+        let handle = std::thread::spawn(move || {
+            for rule in &rules {
+                leg.run_steps(&rule.steps, Some(&child));
+            }
+            lock(&leg.record).executed.insert("child".into());
+            let page_enabled = rules
+                .iter()
+                .flat_map(|r| r.steps.iter())
+                .any(|s| s.step.method() == Some("Page.enable"));
+            let from = client.event_count();
+            let _ = client.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&sid));
+            if page_enabled {
+                // The child's first document: commit and load, bounded at 5 s.
+                let _ = leg.wait_load(&sid, from, None, CHILD_WAIT);
+            }
+        });
+        lock(&self.child_threads).push(handle);
+    }
+}

@@ -1,0 +1,557 @@
+//! Rows: every (vector, target, variant) a run covers, each run as its legs and judged, over
+//! parallel slots.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use super::util::lock;
+use super::{run_leg, LegSetup, StandIn};
+use crate::guard::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
+use crate::guard::runner::judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
+use crate::guard::runner::js;
+use crate::guard::runner::record::Record;
+use crate::guard::runner::summary::Row;
+use crate::guard::runner::transport::Transport;
+use crate::guard::{Check, Step, Vector, Vectors, VIA_UNGUARDED};
+
+/// One leg the runner is about to run: what a [`Guard`] is told when it connects.
+#[derive(Debug, Clone, Copy)]
+pub struct LegRequest<'a> {
+    /// The vector.
+    pub vector: &'a Vector,
+    /// The row's protected target.
+    pub target: &'a str,
+    /// The row's variant.
+    pub variant: &'a str,
+    /// The variant's delay in ms before the client's `Target.detachFromTarget`.
+    pub detach_delay: u64,
+    /// The parallel slot running the row (0-based): a guard keeps one browser per slot.
+    pub slot: usize,
+    /// The leg.
+    pub leg: Leg,
+    /// For an unguarded control, which of its two runs: 0 against the ordinary origin, 1
+    /// against the protected stand-in (always 0 otherwise).
+    pub run: usize,
+}
+
+/// The clients of one leg.
+pub struct Clients {
+    /// The client carrying the guarded leg (the guard).
+    pub guarded: Arc<dyn Transport>,
+    /// The independent unguarded observer on the same browser, when there is one.
+    pub observer: Option<Arc<dyn Transport>>,
+    /// Whether the guard configured its own transport for the variant's delay.
+    pub transport_variant: bool,
+    /// Releases the leg's clients (called once the leg has been recorded).
+    pub close: Option<Box<dyn FnOnce() + Send>>,
+}
+
+/// A guard under test: how the runner gets its clients. Called once per leg (a fresh
+/// connection per leg keeps one leg's auto-attach, discovery or interception from leaking into
+/// the next); `slot` lets a guard keep one browser per parallel slot.
+pub trait Guard: Send + Sync {
+    /// The transport's name, as rows report it (such as `cdp`).
+    fn transport(&self) -> String;
+    /// What the transport supports.
+    fn capabilities(&self) -> CapabilitySet;
+    /// Whether [`Guard::connect`] supplies an unguarded observer.
+    fn has_observer(&self) -> bool;
+    /// Whether `own` is a static server (rows with `observable.own: false` skip on `own`).
+    fn own_static(&self) -> bool {
+        false
+    }
+    /// The clients for one leg.
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, String>;
+}
+
+/// What a run covers and how.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The origin map.
+    pub origins: Origins,
+    /// Per-target origin maps that replace [`RunOptions::origins`] for that target's rows (a
+    /// self-test maps `ordinary-same-site` next to each target).
+    pub target_origins: BTreeMap<String, Origins>,
+    /// The targets to run (empty: every target of each vector).
+    pub targets: Vec<String>,
+    /// The variants to run, each a name of the set's `variants` or a runner-defined
+    /// `<name>-<N>s` / `<name>-<N>ms` (empty: every variant of the set).
+    pub variants: Vec<String>,
+    /// Vector ids to run (empty: all); an id ending in `*` is a prefix.
+    pub ids: Vec<String>,
+    /// The guard's scope: vectors of that scope run besides `any` ones.
+    pub scope: Option<String>,
+    /// Parallel slots (0 counts as 1).
+    pub parallel: usize,
+}
+
+/// One judged row, with what its legs recorded.
+#[derive(Debug, Clone)]
+pub struct RowResult {
+    /// The report row.
+    pub row: Row,
+    /// Each run's record: `control` (and `controlProtected`), `guarded`.
+    pub records: Vec<(String, Record)>,
+    /// How long the row took.
+    pub elapsed: Duration,
+    /// The slot that ran it.
+    pub slot: usize,
+}
+
+/// A row to run.
+#[derive(Debug, Clone)]
+struct Job {
+    order: usize,
+    vector: usize,
+    target: String,
+    variant: String,
+    delay: u64,
+}
+
+/// The delay of a variant: the set's value, or a runner-defined `<name>-<N>s` / `-<N>ms`.
+pub fn variant_delay(set: &Vectors, name: &str) -> Option<u64> {
+    if let Some(ms) = set.variants.get(name) {
+        return Some(*ms);
+    }
+    let (_, last) = name.rsplit_once('-')?;
+    if let Some(n) = last.strip_suffix("ms") {
+        return n.parse().ok();
+    }
+    last.strip_suffix('s')
+        .and_then(|n| n.parse::<u64>().ok())
+        .map(|s| s.saturating_mul(1000))
+}
+
+/// Whether a vector id is selected by `ids` (empty selects all; `X*` is a prefix).
+fn selected(ids: &[String], id: &str) -> bool {
+    ids.is_empty()
+        || ids.iter().any(|want| match want.strip_suffix('*') {
+            Some(prefix) => id.starts_with(prefix),
+            None => want == id,
+        })
+}
+
+/// The rows a run covers, in set order: (vector index, target, variant, delay). Errors name an
+/// unknown variant.
+fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, String> {
+    let variants: Vec<String> = if options.variants.is_empty() {
+        set.variants.keys().map(str::to_string).collect()
+    } else {
+        options.variants.clone()
+    };
+    let mut delays = Vec::new();
+    for v in &variants {
+        let delay = variant_delay(set, v).ok_or_else(|| {
+            format!(
+                "unknown variant {v:?}: use one of {} or <name>-<N>s / <name>-<N>ms",
+                set.variants.keys().collect::<Vec<_>>().join(", ")
+            )
+        })?;
+        delays.push((v.clone(), delay));
+    }
+    let mut out = Vec::new();
+    for (i, vector) in set.vectors.iter().enumerate() {
+        let in_scope = vector.scope == crate::guard::SCOPE_ANY
+            || Some(vector.scope.as_str()) == options.scope.as_deref();
+        if !in_scope || !selected(&options.ids, &vector.id) {
+            continue;
+        }
+        for target in &vector.targets {
+            if !options.targets.is_empty() && !options.targets.contains(target) {
+                continue;
+            }
+            for (variant, delay) in &delays {
+                out.push(Job {
+                    order: out.len(),
+                    vector: i,
+                    target: target.clone(),
+                    variant: variant.clone(),
+                    delay: *delay,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How many rows a run covers.
+pub fn count_rows(set: &Vectors, options: &RunOptions) -> Result<usize, String> {
+    jobs(set, options).map(|j| j.len())
+}
+
+/// Runs every row the options select, `parallel` at a time, calling `on_row` as each row is
+/// judged; returns the results in set order.
+pub fn run(
+    set: &Vectors,
+    guard: &dyn Guard,
+    stand_in: Arc<dyn StandIn>,
+    options: &RunOptions,
+    on_row: &(dyn Fn(&RowResult) + Sync),
+) -> Result<Vec<RowResult>, String> {
+    let queue = Mutex::new(jobs(set, options)?.into_iter().collect::<VecDeque<Job>>());
+    let results: Mutex<Vec<(usize, RowResult)>> = Mutex::new(Vec::new());
+    let slots = options.parallel.max(1);
+    std::thread::scope(|scope| {
+        for slot in 0..slots {
+            let queue = &queue;
+            let results = &results;
+            let stand_in = Arc::clone(&stand_in);
+            scope.spawn(move || loop {
+                let Some(job) = lock(queue).pop_front() else {
+                    return;
+                };
+                let started = Instant::now();
+                let vector = &set.vectors[job.vector];
+                let (row, records) = run_row(vector, &job, slot, guard, &stand_in, options);
+                let result = RowResult {
+                    row,
+                    records,
+                    elapsed: started.elapsed(),
+                    slot,
+                };
+                on_row(&result);
+                lock(results).push((job.order, result));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    results.sort_by_key(|(order, _)| *order);
+    Ok(results.into_iter().map(|(_, r)| r).collect())
+}
+
+/// A tag unique to the process run and leg: alphanumeric, so it survives percent-encoding.
+pub fn new_tag() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    static BASE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let base = BASE.get_or_init(|| {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mixed = (nanos ^ u128::from(std::process::id()) << 64) % 36u128.pow(6);
+        base36(u64::try_from(mixed).unwrap_or(0), 6)
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("g{base}{}", base36(n, 1))
+}
+
+fn base36(mut n: u64, min: usize) -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    while n > 0 || out.len() < min {
+        out.push(DIGITS[usize::try_from(n % 36).unwrap_or(0)]);
+        n /= 36;
+    }
+    out.reverse();
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The canary cookie's name for a tag: `canary-<tag>` (what the stand-in's `/plant?n=<tag>`
+/// sets when it is given no name).
+pub fn cookie_for(tag: &str) -> String {
+    format!("canary-{tag}")
+}
+
+/// Whether a row plants the canary outside the guard before its steps: a `text` step says so
+/// (it names the canary and planting), or a check reads the canary (`state`) or proves
+/// liveness by the stand-in's `/plant`.
+pub fn plants_canary(vector: &Vector) -> bool {
+    let says = vector.all_steps().iter().any(|s| match s {
+        Step::Text(t) => {
+            let t = t.text.to_ascii_lowercase();
+            t.contains("canary") && t.contains("plant")
+        }
+        _ => false,
+    });
+    let mut checks: Vec<&Check> = vector.live_check.iter().collect();
+    for (_, o) in vector.observe.iter().flat_map(|o| o.iter()) {
+        checks.push(&o.check);
+    }
+    says || checks.iter().any(|c| {
+        serde_json::to_value(c).is_ok_and(|v| reads_canary(&v))
+    })
+}
+
+fn reads_canary(v: &Value) -> bool {
+    match v {
+        Value::Object(map) => {
+            map.contains_key("state")
+                || map
+                    .get("served")
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.contains("/plant"))
+                || map.values().any(reads_canary)
+        }
+        Value::Array(items) => items.iter().any(reads_canary),
+        _ => false,
+    }
+}
+
+/// The `as` names a vector's checks read (`result`, `cookie.from`, `compare`, `filtered.from`,
+/// `reached`, `refused`): the background loads among them are awaited before a leg ends.
+pub fn names_read(vector: &Vector) -> Vec<String> {
+    fn walk(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(map) => {
+                let is_cookie = map.contains_key("cookie") && map.contains_key("from");
+                for (k, item) in map {
+                    match (k.as_str(), item) {
+                        ("result", Value::String(s)) => {
+                            out.insert(s.clone());
+                        }
+                        ("from", Value::String(s)) if is_cookie => {
+                            out.insert(s.clone());
+                        }
+                        ("compare" | "from" | "reached" | "refused", Value::Array(items)) => {
+                            out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                        }
+                        _ => {}
+                    }
+                    walk(item, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    if let Some(live) = &vector.live_check {
+        if let Ok(v) = serde_json::to_value(live) {
+            walk(&v, &mut out);
+        }
+    }
+    for (_, o) in vector.observe.iter().flat_map(|o| o.iter()) {
+        for c in std::iter::once(&o.check).chain(o.either_when.as_ref()) {
+            if let Ok(v) = serde_json::to_value(c) {
+                walk(&v, &mut out);
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Runs a row's legs and judges them.
+fn run_row(
+    vector: &Vector,
+    job: &Job,
+    slot: usize,
+    guard: &dyn Guard,
+    stand_in: &Arc<dyn StandIn>,
+    options: &RunOptions,
+) -> (Row, Vec<(String, Record)>) {
+    let transport = guard.transport();
+    let origins = options
+        .target_origins
+        .get(&job.target)
+        .unwrap_or(&options.origins)
+        .clone();
+    let env = Environment {
+        origins,
+        capabilities: guard.capabilities(),
+        observer: guard.has_observer(),
+        own_static: guard.own_static(),
+    };
+    let mut spec = RowSpec {
+        vector,
+        target: &job.target,
+        variant: &job.variant,
+        transport: &transport,
+        transport_variant: false,
+    };
+    if let Some(row) = precheck(&spec, &env) {
+        return (row, Vec::new());
+    }
+    let request = |leg: Leg, run: usize| LegRequest {
+        vector,
+        target: &job.target,
+        variant: &job.variant,
+        detach_delay: job.delay,
+        slot,
+        leg,
+        run,
+    };
+    // (run name, leg whose steps and expectation, vars leg, client is the observer, run index)
+    let mut plan: Vec<(&str, Leg, Leg, bool, usize)> = Vec::new();
+    if vector.control.via == VIA_UNGUARDED {
+        plan.push(("control", Leg::Control, Leg::Control, true, 0));
+        plan.push(("controlProtected", Leg::Control, Leg::Guarded, true, 1));
+    } else {
+        plan.push(("control", Leg::Control, Leg::Control, false, 0));
+    }
+    plan.push(("guarded", Leg::Guarded, Leg::Guarded, false, 0));
+
+    let mut runs: Vec<(String, Record, Vars)> = Vec::new();
+    let mut transport_variant = true;
+    for (name, leg, vars_leg, via_observer, run) in plan {
+        let req = request(leg, run);
+        let (record, vars, acknowledged) =
+            run_one(vector, &job.target, &env, leg, vars_leg, via_observer, &req, guard, stand_in);
+        transport_variant &= acknowledged;
+        runs.push((name.to_string(), record, vars));
+    }
+    spec.transport_variant = transport_variant;
+    let (guarded, controls) = runs.split_last().expect("the plan has a guarded run");
+    let control_runs: Vec<LegRun<'_>> = controls
+        .iter()
+        .map(|(_, record, vars)| LegRun { vars, record })
+        .collect();
+    let guarded_run = LegRun {
+        vars: &guarded.2,
+        record: &guarded.1,
+    };
+    let row = judge_row(&spec, &env, &control_runs, &guarded_run);
+    let records = runs.into_iter().map(|(n, r, _)| (n, r)).collect();
+    (row, records)
+}
+
+/// Runs one leg: connects, prepares its variables, context and steps, runs it and releases
+/// the clients. A failure to connect or prepare is a recorded error (which fails the leg).
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    vector: &Vector,
+    target: &str,
+    env: &Environment,
+    leg: Leg,
+    vars_leg: Leg,
+    via_observer: bool,
+    req: &LegRequest<'_>,
+    guard: &dyn Guard,
+    stand_in: &Arc<dyn StandIn>,
+) -> (Record, Vars, bool) {
+    let tag = new_tag();
+    let cookie = cookie_for(&tag);
+    let mut vars = Vars::for_leg(&env.origins, vars_leg, target, &tag, &cookie);
+    if let Some(log) = vars.get("log").map(str::to_string) {
+        vars.set("beacon", &js::beacon(&log, &tag));
+        vars.set("probe", &js::probe(&log, &tag));
+    }
+    if let Some(ordinary) = vars.get("ordinary").map(str::to_string) {
+        vars.set("responseOrigin", &ordinary);
+    }
+    let failed = |vars: Vars, why: String| {
+        let record = Record {
+            tag: tag.clone(),
+            errors: vec![why],
+            ..Record::default()
+        };
+        (record, vars, false)
+    };
+    let steps = match leg_steps(vector, leg, &vars) {
+        Ok(s) => s,
+        Err(e) => return failed(vars, format!("steps: {e}")),
+    };
+    let clients = match guard.connect(req) {
+        Ok(c) => c,
+        Err(e) => return failed(vars, format!("connect: {e}")),
+    };
+    let client = if via_observer {
+        match &clients.observer {
+            Some(o) => Arc::clone(o),
+            None => {
+                if let Some(close) = clients.close {
+                    close();
+                }
+                return failed(vars, "an unguarded control needs the observer".into());
+            }
+        }
+    } else {
+        Arc::clone(&clients.guarded)
+    };
+    let plant = plants_canary(vector);
+    let context = if plant && env.capabilities.browser_contexts {
+        client
+            .send(
+                "Target.createBrowserContext",
+                json!({ "disposeOnDetach": true }),
+                None,
+            )
+            .ok()
+            .and_then(|r| r.get("browserContextId").and_then(Value::as_str).map(str::to_string))
+    } else {
+        None
+    };
+    let setup = LegSetup {
+        client: Arc::clone(&client),
+        observer: clients.observer.clone(),
+        vars,
+        steps,
+        detach_delay: req.detach_delay,
+        context: context.clone(),
+        plant,
+        awaited: names_read(vector),
+    };
+    let (record, vars) = run_leg(&setup, Arc::clone(stand_in), &|vars| {
+        leg_reads(vector, leg, vars)
+    });
+    if let Some(ctx) = context {
+        let _ = client.send(
+            "Target.disposeBrowserContext",
+            json!({ "browserContextId": ctx }),
+            None,
+        );
+    }
+    let acknowledged = clients.transport_variant;
+    drop(setup);
+    drop(client);
+    if let Some(close) = clients.close {
+        close();
+    }
+    (record, vars, acknowledged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_unique_and_alphanumeric() {
+        let a = new_tag();
+        let b = new_tag();
+        assert_ne!(a, b);
+        assert!(a.chars().all(|c| c.is_ascii_alphanumeric()), "{a}");
+    }
+
+    #[test]
+    fn runner_defined_variants_parse() {
+        let set = crate::guard::vectors();
+        assert_eq!(variant_delay(&set, "prompt"), Some(0));
+        assert_eq!(variant_delay(&set, "lagging"), Some(8000));
+        assert_eq!(variant_delay(&set, "lagging-8s"), Some(8000));
+        assert_eq!(variant_delay(&set, "slow-250ms"), Some(250));
+        assert_eq!(variant_delay(&set, "nope"), None);
+    }
+
+    #[test]
+    fn canary_rows_are_found() {
+        let set = crate::guard::vectors();
+        let plants: Vec<&str> = set
+            .vectors
+            .iter()
+            .filter(|v| plants_canary(v))
+            .map(|v| v.id.as_str())
+            .collect();
+        assert!(plants.contains(&"C6.write-cookie"), "{plants:?}");
+        assert!(plants.contains(&"B4.request-cookies"), "{plants:?}");
+        assert!(!plants.contains(&"C1.script-nav"), "{plants:?}");
+    }
+
+    #[test]
+    fn names_read_include_results_and_cookie_sources() {
+        let set = crate::guard::vectors();
+        let v = set.vector("C5.guessed-id.fulfill").unwrap();
+        let names = names_read(v);
+        assert!(names.contains(&"guesses".to_string()) && names.contains(&"victim".to_string()));
+        let v = set.vector("C6.read-cookies").unwrap();
+        assert!(names_read(v).contains(&"read".to_string()));
+    }
+
+    #[test]
+    fn id_selection() {
+        assert!(selected(&[], "C1.x"));
+        assert!(selected(&["C1*".into()], "C1.x"));
+        assert!(!selected(&["C1.y".into()], "C1.x"));
+    }
+}
