@@ -9,9 +9,14 @@
 pub mod drive;
 pub mod expand;
 pub mod js;
+pub mod judge;
+pub mod predicate;
 pub mod record;
+pub mod summary;
 pub mod transport;
 
 pub use expand::{Leg, LegStep, Origins, Phase, Vars};
-pub use record::{LogEntry, Outcome, Read, Record, SessionRecord};
+pub use judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
+pub use record::{LogEntry, NavigationError, Outcome, Read, Record, SessionRecord};
+pub use summary::{summarize, Row, RowKey, Status, Summary, SummaryInput};
 pub use transport::{CallError, Event, Transport};

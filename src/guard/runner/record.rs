@@ -126,4 +126,22 @@ pub struct Record {
     pub observer: bool,
     /// Errors that fail the leg whatever the checks say (`settle: no beacon from …`).
     pub errors: Vec<String>,
+    /// Errors the guarded transport gave for a URL a page action loaded: a `Page.navigate`
+    /// answered with a protocol error or an `errorText`, a `fetch`, `xhr` or `image` that
+    /// rejected. The client form of a `blocked` check reads them (with the error-page
+    /// `Page.frameNavigated` and `Network.loadingFailed` events).
+    #[serde(default)]
+    pub navigation_errors: Vec<NavigationError>,
+}
+
+/// An error the guarded transport gave for the URL a page action loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NavigationError {
+    /// The role of the session the action ran on (`page` or `child`).
+    pub session: String,
+    /// The exact URL the action loaded (a chain's first URL when it had hops).
+    pub url: String,
+    /// The error text (`net::ERR_BLOCKED_BY_CLIENT`, the guard's refusal, `Failed to fetch` …).
+    pub error: String,
 }

@@ -1,0 +1,280 @@
+//! Predicates (§4.4 of the format note): the `where` of an `event` check and the `equals` of
+//! `result` and `expression` checks. No I/O, no panics on any input.
+//!
+//! | predicate | matches |
+//! | --- | --- |
+//! | string, number, bool, null | an equal value of the same type (numbers by value: `1` matches `1.0`) |
+//! | object with plain keys | an object whose member of each key matches (a missing member never does); extra members are ignored; `{}` matches any object, and only objects |
+//! | `{"$contains": s}` | a string containing `s`; any other value by its JSON text |
+//! | `{"$regex": r}` | a string in which `r` finds a match (a search, not anchored); any other value by its JSON text (`{"$regex": "^[1-9]"}` matches the number `12`) |
+//! | `{"$some": p}` | an array with at least one element matching `p` |
+//! | `{"$every": p}` | a non-empty array whose every element matches `p` |
+//! | `{"$encoded": {"value": v, "prefix"?: p}}` | a string that starts with `p` (when given) and whose rest is base64 (standard or URL-safe alphabet, padding optional) decoding to text that **contains** `v` (the values are URL stems, so a containment, not an equality) |
+//!
+//! An object mixing several keys matches when every key does. Arrays, unknown `$` operators,
+//! operands of the wrong type and regular expressions that don't compile make the predicate
+//! invalid: [`matches`] returns the error (the judge then counts the check as false and reports
+//! it). Placeholders are expanded before a predicate reaches this module.
+//!
+//! ```
+//! use serde_json::json;
+//! use slicc_browsers::guard::runner::predicate::matches;
+//! let event = json!({"method": "Log.entryAdded", "params": {"entry": {"text": "Refused: Content Security Policy"}}});
+//! assert_eq!(matches(&json!({"params": {"entry": {"text": {"$contains": "Content Security Policy"}}}}), &event), Ok(true));
+//! assert_eq!(matches(&json!({"$some": {"ok": true}}), &json!([{"ok": false}, {"ok": true}])), Ok(true));
+//! assert_eq!(matches(&json!({"$every": {}}), &json!([])), Ok(false));
+//! assert!(matches(&json!([1]), &json!([1])).is_err());
+//! ```
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::{Map, Value};
+
+/// The operators a predicate object may use.
+pub const OPERATORS: [&str; 5] = ["$contains", "$regex", "$some", "$every", "$encoded"];
+
+/// Whether `actual` matches `predicate`; an error says what makes the predicate invalid and
+/// where (a JSON pointer into the predicate).
+pub fn matches(predicate: &Value, actual: &Value) -> Result<bool, String> {
+    validate(predicate)?;
+    Ok(eval(predicate, Some(actual)))
+}
+
+/// Whether a value that may be missing (a path that led nowhere) matches: a missing value
+/// matches nothing.
+pub fn matches_opt(predicate: &Value, actual: Option<&Value>) -> Result<bool, String> {
+    validate(predicate)?;
+    Ok(eval(predicate, actual))
+}
+
+/// Checks a predicate without a value: arrays, unknown `$` operators, operands of the wrong
+/// type and regular expressions that don't compile are errors.
+pub fn validate(predicate: &Value) -> Result<(), String> {
+    validate_at(predicate, "")
+}
+
+fn validate_at(predicate: &Value, at: &str) -> Result<(), String> {
+    let here = |rest: &str| format!("{at}/{}", rest.replace('~', "~0").replace('/', "~1"));
+    match predicate {
+        Value::Array(_) => Err(format!(
+            "predicate at {}: arrays are not predicates (use $some or $every)",
+            display(at)
+        )),
+        Value::Object(map) => {
+            for (key, value) in map {
+                let path = here(key);
+                match key.as_str() {
+                    "$contains" | "$regex" => {
+                        let Value::String(s) = value else {
+                            return Err(format!("predicate at {path}: {key} takes a string"));
+                        };
+                        if key == "$regex" {
+                            with_regex(s, |_| ())
+                                .map_err(|e| format!("predicate at {path}: {e}"))?;
+                        }
+                    }
+                    "$some" | "$every" => validate_at(value, &path)?,
+                    "$encoded" => {
+                        let Value::Object(enc) = value else {
+                            return Err(format!(
+                                "predicate at {path}: $encoded takes {{\"value\", \"prefix\"?}}"
+                            ));
+                        };
+                        if !matches!(enc.get("value"), Some(Value::String(_))) {
+                            return Err(format!(
+                                "predicate at {path}: $encoded needs a string value"
+                            ));
+                        }
+                        if let Some(p) = enc.get("prefix") {
+                            if !p.is_string() {
+                                return Err(format!(
+                                    "predicate at {path}: $encoded's prefix is a string"
+                                ));
+                            }
+                        }
+                        if let Some(k) = enc.keys().find(|k| *k != "value" && *k != "prefix") {
+                            return Err(format!(
+                                "predicate at {path}: $encoded has an unknown member {k:?}"
+                            ));
+                        }
+                    }
+                    k if k.starts_with('$') => {
+                        return Err(format!(
+                            "predicate at {path}: unknown operator {k} (the operators are {})",
+                            OPERATORS.join(", ")
+                        ))
+                    }
+                    _ => validate_at(value, &path)?,
+                }
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn display(at: &str) -> &str {
+    if at.is_empty() {
+        "the top"
+    } else {
+        at
+    }
+}
+
+fn eval(predicate: &Value, actual: Option<&Value>) -> bool {
+    let Some(actual) = actual else {
+        return false;
+    };
+    match predicate {
+        Value::Object(map) => eval_object(map, actual),
+        Value::Number(p) => match actual {
+            Value::Number(a) => numbers_equal(p, a),
+            _ => false,
+        },
+        Value::Array(_) => false,
+        scalar => scalar == actual,
+    }
+}
+
+fn eval_object(map: &Map<String, Value>, actual: &Value) -> bool {
+    if map.is_empty() || map.keys().any(|k| !k.starts_with('$')) {
+        // plain keys need an object; `{}` matches any object
+        if !actual.is_object() {
+            return false;
+        }
+    }
+    map.iter().all(|(key, p)| match key.as_str() {
+        "$contains" => p
+            .as_str()
+            .is_some_and(|needle| text_of(actual).contains(needle)),
+        "$regex" => p
+            .as_str()
+            .is_some_and(|re| with_regex(re, |r| r.is_match(&text_of(actual))).unwrap_or(false)),
+        "$some" => actual
+            .as_array()
+            .is_some_and(|items| items.iter().any(|item| eval(p, Some(item)))),
+        "$every" => actual
+            .as_array()
+            .is_some_and(|items| !items.is_empty() && items.iter().all(|item| eval(p, Some(item)))),
+        "$encoded" => encoded(p, actual),
+        _ => eval(p, actual.get(key)),
+    })
+}
+
+/// A string as it is; any other value as its JSON text.
+fn text_of(value: &Value) -> std::borrow::Cow<'_, str> {
+    match value {
+        Value::String(s) => std::borrow::Cow::Borrowed(s),
+        other => std::borrow::Cow::Owned(other.to_string()),
+    }
+}
+
+fn numbers_equal(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return x == y;
+    }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return x == y;
+    }
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
+fn encoded(spec: &Value, actual: &Value) -> bool {
+    let (Some(value), Some(text)) = (spec.get("value").and_then(Value::as_str), actual.as_str())
+    else {
+        return false;
+    };
+    let prefix = spec.get("prefix").and_then(Value::as_str).unwrap_or("");
+    let Some(rest) = text.strip_prefix(prefix) else {
+        return false;
+    };
+    match base64_decode(rest) {
+        Some(bytes) => String::from_utf8_lossy(&bytes).contains(value),
+        None => false,
+    }
+}
+
+/// Decodes base64 in the standard (`+/`) or URL-safe (`-_`) alphabet, with or without `=`
+/// padding; `None` when `text` is not base64.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let body = text.trim_end_matches('=');
+    if text.len() - body.len() > 2 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for c in body.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    // a single leftover character (6 bits) cannot end base64
+    if body.len() % 4 == 1 {
+        return None;
+    }
+    Some(out)
+}
+
+thread_local! {
+    static REGEXES: RefCell<HashMap<String, Result<Regex, String>>> = RefCell::new(HashMap::new());
+}
+
+/// Runs `f` on the compiled `pattern` (compiled once per thread and kept, up to 512 patterns);
+/// an error when it does not compile.
+pub(crate) fn with_regex<T>(pattern: &str, f: impl FnOnce(&Regex) -> T) -> Result<T, String> {
+    REGEXES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if !cache.contains_key(pattern) {
+            if cache.len() >= 512 {
+                cache.clear();
+            }
+            let compiled = Regex::new(pattern)
+                .map_err(|e| format!("the regular expression {pattern:?} does not compile: {e}"));
+            cache.insert(pattern.to_string(), compiled);
+        }
+        match cache.get(pattern) {
+            Some(Ok(re)) => Ok(f(re)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(format!("the regular expression {pattern:?} was not kept")),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_both_alphabets() {
+        assert_eq!(
+            base64_decode("aHR0cDovL2E=").as_deref(),
+            Some(&b"http://a"[..])
+        );
+        assert_eq!(
+            base64_decode("aHR0cDovL2E").as_deref(),
+            Some(&b"http://a"[..])
+        );
+        assert_eq!(base64_decode("-_8").as_deref(), Some(&[0xfb, 0xff][..]));
+        assert_eq!(base64_decode("a"), None);
+        assert_eq!(base64_decode("a b"), None);
+        assert_eq!(base64_decode("===="), None);
+    }
+}
