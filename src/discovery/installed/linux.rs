@@ -108,11 +108,19 @@ fn native(host: &dyn Host, home: &str, linux: &LinuxBrowser) -> Option<String> {
 }
 
 /// The version dpkg records for the first of the browser's packages that is installed.
+///
+/// A snap transition package (Ubuntu's `chromium-browser`, version `2:1snap1-0ubuntu2`) only
+/// installs the snap: its version is not the browser's, so it is skipped.
 fn deb_version(host: &dyn Host, linux: &LinuxBrowser) -> Option<String> {
     linux.debs.iter().find_map(|deb| {
         let argv = ["dpkg-query", "-W", "-f=${Version}", deb.as_str()].map(String::from);
-        upstream_version(&host.run(&argv)?)
+        upstream_version(&host.run(&argv)?).filter(|v| !is_snap_transition(v))
     })
+}
+
+/// Whether an upstream version is a snap transition package's (`1snap1`).
+fn is_snap_transition(version: &str) -> bool {
+    version.contains("snap")
 }
 
 fn flatpak(
@@ -197,6 +205,11 @@ mod tests {
         assert_eq!(upstream_version("1:2.3-4-5").as_deref(), Some("2.3-4"));
         assert_eq!(upstream_version("154.0").as_deref(), Some("154.0"));
         assert_eq!(upstream_version(""), None);
+        // Ubuntu's chromium-browser deb only installs the snap.
+        let stub = upstream_version("2:1snap1-0ubuntu2").unwrap();
+        assert_eq!(stub, "1snap1");
+        assert!(is_snap_transition(&stub));
+        assert!(!is_snap_transition("156.0.8078.108"));
     }
 
     #[test]
