@@ -22,6 +22,7 @@
 //! | `serde` | the typed [`Catalog`], `Catalog::parse`, `catalog()`, seven origins, locations |
 //! | `protected` | `protected::Matcher`: URLs, targets, cookie domains, storage keys |
 //! | `corpus` | `CORPUS`, `PROTECTED`, `GUARD_VECTORS` and the corpus, vector and guard modules |
+//! | `guard` | `guard::policy`: the sans-I/O CDP guard policy on the protected-origin matcher |
 //! | `discovery` | `discovery::discover` and the output schema 1 types |
 //! | `launch` | seven's profiles, launch arguments and prefs |
 //! | `cli` | the `slicc-browsers` command line and `validate` |
@@ -95,7 +96,7 @@ pub mod discovery;
 #[cfg(feature = "launch")]
 pub mod launch;
 
-#[cfg(feature = "corpus")]
+#[cfg(any(feature = "corpus", feature = "guard"))]
 pub mod guard;
 
 #[cfg(any(feature = "protected", feature = "corpus"))]

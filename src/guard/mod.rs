@@ -1,4 +1,5 @@
-//! The guard vectors (feature `corpus`): [`GUARD_VECTORS`](crate::GUARD_VECTORS) typed.
+//! The guard vectors (feature `corpus`): [`GUARD_VECTORS`](crate::GUARD_VECTORS) typed, and
+//! (feature `guard`) [`policy`], a CDP guard that keeps browser control off the protected origins.
 //!
 //! Every CDP guard (bios, slicc-cdp, slicc-extension, slicc-cli) runs these vectors: the
 //! attacks that would get browser control onto a protected origin, each with a control that
@@ -6,7 +7,10 @@
 //! and keep every member, known or not, in file order: parsing a file and writing it again
 //! gives back the same JSON.
 //!
+//! The types below need only `serde`; [`vectors()`] and the embedded set need `corpus`.
+//!
 //! ```
+//! # #[cfg(feature = "corpus")] {
 //! use slicc_browsers::guard::{self, Step, KIND_CDP, TARGET_SEVEN};
 //! let set = guard::vectors();
 //! assert_eq!(set.schema_version, 1);
@@ -14,6 +18,7 @@
 //! assert_eq!(v.kind, KIND_CDP);
 //! assert!(v.targets.iter().any(|t| t == TARGET_SEVEN));
 //! assert!(v.all_steps().iter().any(|s| matches!(s, Step::Page(p) if p.page == "href")));
+//! # }
 //! ```
 
 mod check;
@@ -22,6 +27,8 @@ mod shapes;
 mod step;
 mod vocabulary;
 
+#[cfg(feature = "guard")]
+pub mod policy;
 #[cfg(feature = "guard-runner")]
 pub mod runner;
 
@@ -97,11 +104,12 @@ pub const SESSION_PAGE_OR_BROWSER: &str = "page-or-browser";
 /// `session: "child"`: the current auto-attached target.
 pub const SESSION_CHILD: &str = "child";
 
-/// Parses the embedded [`GUARD_VECTORS`](crate::GUARD_VECTORS).
+/// Parses the embedded [`GUARD_VECTORS`](crate::GUARD_VECTORS) (feature `corpus`).
 ///
 /// # Panics
 ///
 /// Never in a released crate: the tests prove the embedded file parses.
+#[cfg(feature = "corpus")]
 pub fn vectors() -> Vectors {
     Vectors::parse(crate::GUARD_VECTORS)
         .expect("the embedded guard-vectors.json parses (checked by the tests)")

@@ -1,0 +1,443 @@
+//! A CDP guard as a state machine (feature `guard`): it sees every message between a CDP
+//! client and the browser and says what to do with each, so that browser control never reaches
+//! a protected origin ([`crate::protected`]) while everything else keeps working.
+//!
+//! [`Policy`] does no I/O, starts no thread and reads no clock: the caller feeds it each frame
+//! (text) with the time in milliseconds, and sends on what comes back in [`Output`]. It builds
+//! for `wasm32-wasip1`. Every judgement about a URL, a cookie domain or a storage key goes
+//! through [`Matcher`].
+//!
+//! ```
+//! use slicc_browsers::guard::policy::{Policy, Verdict};
+//! use slicc_browsers::protected::Matcher;
+//!
+//! let matcher = Matcher::new(&slicc_browsers::shared_catalog().protected_origins, &[] as &[&str]).unwrap();
+//! let mut policy = Policy::new(matcher);
+//!
+//! // The policy opens with its own target discovery (ids in a reserved range)...
+//! let start = policy.start(0);
+//! assert!(start.to_browser[0].contains("Target.setDiscoverTargets"));
+//! // ...and is ready once the browser has answered it.
+//! let id = slicc_browsers::guard::policy::RESERVED_IDS.start();
+//! policy.from_browser(r#"{"method":"Target.targetCreated","params":{"targetInfo":{"targetId":"T1","type":"page","title":"","url":"https://example.test/","attached":false,"canAccessOpener":false}}}"#, 1);
+//! let ready = policy.from_browser(&format!(r#"{{"id":{id},"result":{{}}}}"#), 2);
+//! assert_eq!(ready.verdict, Verdict::Own);
+//!
+//! // A navigation to seven is refused with the catalog's refusal...
+//! let out = policy.from_client(r#"{"id":1,"method":"Target.createTarget","params":{"url":"https://seven.sliccy.ai/"}}"#, 3);
+//! assert_eq!(out.verdict, Verdict::Refuse);
+//! assert!(out.to_browser.is_empty());
+//! assert!(out.to_client[0].contains("slicc: refused: target is on seven's origin"));
+//!
+//! // ...and an ordinary one goes through unchanged.
+//! let out = policy.from_client(r#"{"id":2,"method":"Target.createTarget","params":{"url":"https://example.test/"}}"#, 4);
+//! assert_eq!(out.verdict, Verdict::Forward);
+//! assert_eq!(out.to_browser.len(), 1);
+//! ```
+//!
+//! # How it keeps a client off the protected origins
+//!
+//! - **Targets.** The policy runs its own `Target.setDiscoverTargets` (every type) and judges
+//!   each target by the spec's *Targets* rule with [`Matcher::target`]: its URL, whether it was
+//!   protected before (an inheriting URL keeps a protected origin), its opener (`openerId`,
+//!   else `openerFrameId`; an opener it never saw counts as protected), and the real origin a
+//!   session shows (`Page.frameNavigated` main-frame `securityOrigin`, the default
+//!   `Runtime.executionContextCreated` origin) until a URL with an origin of its own replaces
+//!   it. A protected target is dropped from `Target.getTargets`, `targetCreated`,
+//!   `targetInfoChanged`, `targetDestroyed`, `attachedToTarget` and `getTargetInfo`; commands
+//!   naming it (`attachToTarget`, `activateTarget`, `closeTarget`, `getTargetInfo`, ... any
+//!   `targetId`) are refused, as are commands naming a target it does not know.
+//! - **Sessions.** Every session the client gets to a document target (attached, or
+//!   auto-attached, where the policy makes the target wait for it) first gets the policy's own
+//!   `Fetch.enable` for document requests and a `Page.getFrameTree` check; only then does the
+//!   client see it. A document request to a protected URL on such a session (a link, a script,
+//!   a redirect hop, an iframe) is failed with `BlockedByClient` before it is sent, so no
+//!   protected document ever commits under the client's instrumentation (init scripts,
+//!   bindings, CSP bypass, header, agent, locale, timezone, network overrides). A session whose
+//!   target turns protected anyway is detached, and nothing of it reaches the client again.
+//! - **Requests.** `Fetch.requestPaused` and `Fetch.authRequired` for protected URLs are
+//!   withheld and answered by the policy (continue, default auth); the client may answer only
+//!   request ids it was shown (no guessed ids). `Network` events of protected requests are
+//!   withheld, and protected cookies are taken out of `*ExtraInfo` events and headers.
+//! - **Cookies and storage.** Commands naming a protected URL, origin, storage key or cookie
+//!   domain are refused (`Network.getCookies`, `setCookie(s)`, `deleteCookies`,
+//!   `Storage.*`, `DOMStorage.*`, `IndexedDB.*`, `CacheStorage.*`, `clearDataFor*`,
+//!   `getUsageAndQuota`, `Browser.setPermission`, ...); browser-wide wipes
+//!   (`Network.clearBrowserCookies`, `Storage.clearCookies`) are refused outright; protected
+//!   cookies and storage are filtered out of every result.
+//!
+//! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`].
+
+mod browser;
+mod client;
+mod pattern;
+mod scrub;
+mod state;
+
+use std::collections::{HashMap, VecDeque};
+use std::ops::RangeInclusive;
+
+use serde_json::{json, Value};
+
+use crate::protected::Matcher;
+use state::{Hold, Own, Pending, Session, Target};
+
+/// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
+/// integers; a client command with an id in this range is refused.
+pub const RESERVED_IDS: RangeInclusive<i64> = 2_000_000_000..=2_147_483_647;
+
+/// The CDP error code of a refusal (Chromium's generic server error).
+pub const REFUSAL_CODE: i64 = -32000;
+
+/// What the policy did with the message it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Passed on unchanged.
+    Forward,
+    /// Passed on changed: protected targets, cookies or storage taken out.
+    Rewrite,
+    /// A client command answered with a refusal; the browser never sees it.
+    Refuse,
+    /// A client command the policy answered itself (`Target.setDiscoverTargets` on the root).
+    Answer,
+    /// Withheld from the client (protected, or about a session the client does not have).
+    Drop,
+    /// Kept back until the policy's own checks are answered; a later call releases it.
+    Hold,
+    /// A response to the policy's own command, swallowed.
+    Own,
+    /// Not a CDP message (the client gets a protocol error; a browser frame is dropped).
+    Invalid,
+}
+
+/// What to do after one message: frames to send each way, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// What happened to the message given.
+    pub verdict: Verdict,
+    /// Why, in a few words (for logs and tests).
+    pub why: &'static str,
+    /// Frames for the browser, in order (the policy's own commands, then what it forwards).
+    pub to_browser: Vec<String>,
+    /// Frames for the client, in order.
+    pub to_client: Vec<String>,
+    /// Sessions the policy is detaching with this output.
+    pub detached: Vec<String>,
+}
+
+impl Output {
+    fn new() -> Output {
+        Output {
+            verdict: Verdict::Forward,
+            why: "",
+            to_browser: Vec::new(),
+            to_client: Vec::new(),
+            detached: Vec::new(),
+        }
+    }
+
+    fn set(&mut self, verdict: Verdict, why: &'static str) {
+        self.verdict = verdict;
+        self.why = why;
+    }
+}
+
+/// Limits and timeouts.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How long a held message waits for the policy's checks before it fails closed (ms).
+    pub hold_ms: u64,
+    /// Client commands in flight at most; more are refused.
+    pub max_pending: usize,
+    /// Client frames kept while the policy's discovery starts; more are refused.
+    pub max_queue: usize,
+    /// Request ids, history entries and paused requests remembered per session.
+    pub per_session: usize,
+    /// Targets remembered after they are destroyed (for openers).
+    pub gone: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            hold_ms: 10_000,
+            max_pending: 65_536,
+            max_queue: 4_096,
+            per_session: 8_192,
+            gone: 4_096,
+        }
+    }
+}
+
+/// The guard policy: one per client connection (see the module docs).
+#[derive(Debug)]
+pub struct Policy {
+    m: Matcher,
+    cfg: Config,
+    started: bool,
+    ready: bool,
+    queue: VecDeque<String>,
+    next_own: i64,
+    own: HashMap<i64, (String, Own)>,
+    pending: HashMap<(String, i64), Pending>,
+    targets: HashMap<String, Target>,
+    gone: state::Bounded<String, bool>,
+    seq: u64,
+    root: Session,
+    sessions: HashMap<String, Session>,
+    holds: HashMap<u64, Hold>,
+    next_hold: u64,
+    now: u64,
+}
+
+impl Policy {
+    /// A policy over `matcher` with the default [`Config`].
+    pub fn new(matcher: Matcher) -> Policy {
+        Policy::with_config(matcher, Config::default())
+    }
+
+    /// A policy over `matcher` with the limits of `config`.
+    pub fn with_config(matcher: Matcher, config: Config) -> Policy {
+        let mut root = Session::new("", state::Kind::Browser, "", config.per_session);
+        root.visible = true;
+        Policy {
+            m: matcher,
+            root,
+            gone: state::Bounded::new(config.gone),
+            cfg: config,
+            started: false,
+            ready: false,
+            queue: VecDeque::new(),
+            next_own: *RESERVED_IDS.start(),
+            own: HashMap::new(),
+            pending: HashMap::new(),
+            targets: HashMap::new(),
+            seq: 0,
+            sessions: HashMap::new(),
+            holds: HashMap::new(),
+            next_hold: 0,
+            now: 0,
+        }
+    }
+
+    /// The matcher every judgement goes through.
+    pub fn matcher(&self) -> &Matcher {
+        &self.m
+    }
+
+    /// The policy's opening commands (its target discovery). Calling it is optional: the first
+    /// message in either direction starts the policy too. Client commands wait (verdict
+    /// [`Verdict::Hold`]) until the browser has answered the discovery.
+    pub fn start(&mut self, now_ms: u64) -> Output {
+        self.now = now_ms;
+        let mut out = Output::new();
+        out.set(Verdict::Own, "start");
+        self.ensure_started(&mut out);
+        out
+    }
+
+    /// Whether the browser has answered the policy's discovery.
+    pub fn is_ready(&self) -> bool {
+        self.ready
+    }
+
+    /// A frame from the client (a command `{id, method, params?, sessionId?}`), at `now_ms`.
+    pub fn from_client(&mut self, frame: &str, now_ms: u64) -> Output {
+        self.now = self.now.max(now_ms);
+        let mut out = Output::new();
+        self.ensure_started(&mut out);
+        self.expire(&mut out);
+        if !self.ready {
+            if self.queue.len() >= self.cfg.max_queue {
+                self.client_error(
+                    frame,
+                    -32000,
+                    "slicc: guard: too many commands while starting",
+                    &mut out,
+                );
+                out.set(Verdict::Refuse, "queue full");
+            } else {
+                self.queue.push_back(frame.to_string());
+                out.set(Verdict::Hold, "starting");
+            }
+            return out;
+        }
+        self.client_frame(frame, &mut out);
+        out
+    }
+
+    /// A frame from the browser (a response `{id, result|error, sessionId?}` or an event
+    /// `{method, params, sessionId?}`), at `now_ms`.
+    pub fn from_browser(&mut self, frame: &str, now_ms: u64) -> Output {
+        self.now = self.now.max(now_ms);
+        let mut out = Output::new();
+        self.ensure_started(&mut out);
+        self.expire(&mut out);
+        self.browser_frame(frame, &mut out);
+        out
+    }
+
+    /// Lets time pass: held messages whose checks did not come back in time fail closed.
+    pub fn tick(&mut self, now_ms: u64) -> Output {
+        self.now = self.now.max(now_ms);
+        let mut out = Output::new();
+        out.set(Verdict::Own, "tick");
+        self.expire(&mut out);
+        out
+    }
+
+    /// Client commands in flight (forwarded, not answered).
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn ensure_started(&mut self, out: &mut Output) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let msg = self.own_command(
+            "",
+            "Target.setDiscoverTargets",
+            json!({"discover": true, "filter": [{}]}),
+            Own::Discover,
+        );
+        out.to_browser.push(msg);
+    }
+
+    /// A command of the policy's own on `session` (empty for the root), serialised.
+    fn own_command(&mut self, session: &str, method: &str, params: Value, why: Own) -> String {
+        let id = self.next_own;
+        self.next_own = if self.next_own >= *RESERVED_IDS.end() {
+            *RESERVED_IDS.start()
+        } else {
+            self.next_own + 1
+        };
+        self.own.insert(id, (session.to_string(), why));
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if !session.is_empty() {
+            msg["sessionId"] = Value::String(session.to_string());
+        }
+        msg.to_string()
+    }
+
+    fn session(&self, key: &str) -> Option<&Session> {
+        if key.is_empty() {
+            Some(&self.root)
+        } else {
+            self.sessions.get(key)
+        }
+    }
+
+    fn session_mut(&mut self, key: &str) -> Option<&mut Session> {
+        if key.is_empty() {
+            Some(&mut self.root)
+        } else {
+            self.sessions.get_mut(key)
+        }
+    }
+
+    /// Whether a target is protected; a target the policy does not know counts as protected
+    /// when `unknown` says so.
+    fn hidden(&self, id: &str, unknown: bool) -> bool {
+        match self.targets.get(id) {
+            Some(t) => t.protected,
+            None => self.gone.get(&id.to_string()).copied().unwrap_or(unknown),
+        }
+    }
+
+    /// The refusal error for a client command.
+    fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
+        let mut msg = json!({"id": id, "error": {"code": REFUSAL_CODE, "message": message}});
+        if !session.is_empty() {
+            msg["sessionId"] = Value::String(session.to_string());
+        }
+        msg.to_string()
+    }
+
+    /// Starts detaching a session and everything it attached; nothing of them reaches the
+    /// client afterwards.
+    fn detach(&mut self, key: &str, out: &mut Output) {
+        if key.is_empty() {
+            return;
+        }
+        let Some(s) = self.sessions.get_mut(key) else {
+            return;
+        };
+        if s.closed {
+            return;
+        }
+        s.closed = true;
+        let parent = s.parent.clone();
+        out.detached.push(key.to_string());
+        let parent_open = self.session(&parent).is_some_and(|p| !p.closed);
+        if parent_open {
+            let msg = self.own_command(
+                &parent,
+                "Target.detachFromTarget",
+                json!({"sessionId": key}),
+                Own::Ignore,
+            );
+            out.to_browser.push(msg);
+        }
+        let children: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.parent == key && !s.closed)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for c in children {
+            if let Some(s) = self.sessions.get_mut(&c) {
+                s.closed = true;
+            }
+        }
+    }
+
+    /// Marks a target protected and detaches every session to it.
+    fn protect_target(&mut self, id: &str, out: &mut Output) {
+        if let Some(t) = self.targets.get_mut(id) {
+            t.protected = true;
+        } else {
+            return;
+        }
+        let keys: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.target == id && !s.closed)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in keys {
+            self.detach(&k, out);
+        }
+    }
+
+    /// Fails closed every hold whose checks are late.
+    fn expire(&mut self, out: &mut Output) {
+        let late: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.deadline <= self.now)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in late {
+            if let Some(h) = self.holds.get_mut(&k) {
+                h.blocked = true;
+                h.waiting = 0;
+            }
+            self.settle_hold(k, out);
+        }
+    }
+}
+
+/// The `id` of a parsed frame, when it is an integer.
+fn int_id(v: &Value) -> Option<i64> {
+    v.get("id").and_then(Value::as_i64)
+}
+
+/// The `sessionId` of a parsed frame, empty for the root.
+fn session_of(v: &Value) -> String {
+    v.get("sessionId")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}

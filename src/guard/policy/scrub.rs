@@ -1,0 +1,263 @@
+//! What in a CDP message names a protected origin, and taking it out.
+//!
+//! Every judgement goes through [`Matcher`]: URL-like members through [`Matcher::url`],
+//! storage keys through [`Matcher::storage_key`], cookies (an object with a string `name` and
+//! `domain`) through [`Matcher::cookie_domain`]. Target ids are judged by the policy's own
+//! target table (the spec's *Targets* rule, see `super::Policy`).
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::protected::Matcher;
+
+/// How a member is judged.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Judge {
+    /// A URL or an origin.
+    Url,
+    /// A list of URLs.
+    Urls,
+    /// A CDP storage key.
+    StorageKey,
+    /// A `CacheStorage` cache id (`<storage key>|<name>`).
+    CacheId,
+    /// A cookie domain on its own (cookie commands' `domain`).
+    Domain,
+    /// A target id.
+    Target,
+}
+
+/// The judge for a member named `key`, for the messages of `domain` (the CDP domain).
+pub(crate) fn judge_of(key: &str, cookie_params: bool) -> Option<Judge> {
+    Some(match key {
+        "url"
+        | "origin"
+        | "securityOrigin"
+        | "documentURL"
+        | "unreachableUrl"
+        | "scopeURL"
+        | "scriptURL"
+        | "ownerOrigin"
+        | "issuerOrigin"
+        | "topLevelSite"
+        | "manifestId"
+        | "installUrlOrBundleUrl"
+        | "requestingOrigin"
+        | "embeddingOrigin"
+        | "frameURL" => Judge::Url,
+        "urls" => Judge::Urls,
+        "storageKey" => Judge::StorageKey,
+        "cacheId" => Judge::CacheId,
+        "targetId" => Judge::Target,
+        "domain" if cookie_params => Judge::Domain,
+        _ => return None,
+    })
+}
+
+/// The CDP domains whose responses and events describe targets, frames, requests, cookies or
+/// storage, and so are scrubbed. Runtime values, DOM trees and the like are page data and are
+/// not touched.
+pub(crate) fn scrubbed_domain(method: &str) -> bool {
+    let domain = method.split('.').next().unwrap_or_default();
+    matches!(
+        domain,
+        "Target"
+            | "Network"
+            | "Page"
+            | "Fetch"
+            | "Storage"
+            | "DOMStorage"
+            | "IndexedDB"
+            | "CacheStorage"
+            | "ServiceWorker"
+            | "Browser"
+            | "FileSystem"
+            | "BackgroundService"
+            | "PWA"
+            | "Preload"
+            | "Audits"
+    )
+}
+
+/// Whether a command of `method` takes cookie parameters (`domain` judged as a cookie domain).
+pub(crate) fn cookie_method(method: &str) -> bool {
+    method.starts_with("Network.") || method.starts_with("Storage.")
+}
+
+/// The judging context: the matcher plus a way to tell hidden (protected) targets.
+pub(crate) struct Judging<'a, F: Fn(&str) -> bool> {
+    pub(crate) m: &'a Matcher,
+    /// Whether a target id is protected (for commands: also unknown).
+    pub(crate) hidden: F,
+    /// Judge a bare `domain` member as a cookie domain.
+    pub(crate) cookie_params: bool,
+}
+
+impl<F: Fn(&str) -> bool> Judging<'_, F> {
+    fn judge(&self, how: Judge, v: &Value) -> bool {
+        match (how, v) {
+            (Judge::Url, Value::String(s)) => self.m.url(s),
+            (Judge::Urls, Value::Array(items)) => items
+                .iter()
+                .any(|i| i.as_str().is_some_and(|s| self.m.url(s))),
+            (Judge::Urls, Value::String(s)) => self.m.url(s),
+            (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
+            (Judge::CacheId, Value::String(s)) => {
+                let key = s.split('|').next().unwrap_or_default();
+                self.m.storage_key(key) || self.m.storage_key(s)
+            }
+            (Judge::Domain, Value::String(s)) => self.m.cookie_domain(s),
+            (Judge::Target, Value::String(s)) => (self.hidden)(s),
+            _ => false,
+        }
+    }
+
+    /// Whether an object is a cookie on a protected domain.
+    fn protected_cookie(&self, map: &Map<String, Value>) -> bool {
+        match (map.get("name"), map.get("domain")) {
+            (Some(Value::String(_)), Some(Value::String(d))) => self.m.cookie_domain(d),
+            _ => false,
+        }
+    }
+
+    /// Whether `v` names a protected origin anywhere, arrays included (commands are judged
+    /// whole: a command that names one is refused).
+    pub(crate) fn names(&self, v: &Value) -> bool {
+        match v {
+            Value::Object(map) => {
+                if self.protected_cookie(map) {
+                    return true;
+                }
+                map.iter().any(|(k, child)| {
+                    match judge_of(k, self.cookie_params) {
+                        Some(how) if self.judge(how, child) => return true,
+                        _ => {}
+                    }
+                    self.names(child)
+                })
+            }
+            Value::Array(items) => items.iter().any(|i| self.names(i)),
+            _ => false,
+        }
+    }
+
+    /// Takes out of `v` every array element that names a protected origin, and every
+    /// `openerId`/`openerFrameId` naming a protected target. Returns whether `v` still names
+    /// one outside any array (then the whole message must go), and sets `changed`.
+    pub(crate) fn scrub(&self, v: &mut Value, changed: &mut bool) -> bool {
+        match v {
+            Value::Object(map) => {
+                let mut names = self.protected_cookie(map);
+                let mut drop_keys = Vec::new();
+                for (k, child) in map.iter_mut() {
+                    if (k == "openerId" || k == "openerFrameId")
+                        && child.as_str().is_some_and(|id| (self.hidden)(id))
+                    {
+                        drop_keys.push(k.clone());
+                        continue;
+                    }
+                    if let Some(how) = judge_of(k, self.cookie_params) {
+                        if self.judge(how, child) {
+                            names = true;
+                            continue;
+                        }
+                    }
+                    if self.scrub(child, changed) {
+                        names = true;
+                    }
+                }
+                for k in drop_keys {
+                    map.remove(&k);
+                    *changed = true;
+                }
+                names
+            }
+            Value::Array(items) => {
+                let before = items.len();
+                items.retain_mut(|item| !self.scrub(item, changed));
+                if items.len() != before {
+                    *changed = true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Removes from a `Cookie` request header value the pairs whose name is in `names`.
+pub(crate) fn strip_cookie_header(value: &str, names: &HashSet<String>) -> String {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or_default().trim();
+            !pair.is_empty() && !names.contains(name)
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The cookie domain a `Set-Cookie` line sets: its `Domain` attribute (without a leading dot),
+/// else `host` (a host-only cookie).
+pub(crate) fn set_cookie_domain<'a>(line: &'a str, host: &'a str) -> &'a str {
+    for attr in line.split(';').skip(1) {
+        let mut kv = attr.splitn(2, '=');
+        let k = kv.next().unwrap_or_default().trim();
+        if k.eq_ignore_ascii_case("domain") {
+            let d = kv.next().unwrap_or_default().trim();
+            if !d.is_empty() {
+                return d;
+            }
+        }
+    }
+    host
+}
+
+/// The host of a URL, for host-only cookies: what lies between `//` and the next `/`, `?`,
+/// `#`, without user info and port. Empty when there is none.
+pub(crate) fn host_of(url: &str) -> &str {
+    let rest = match url.find("//") {
+        Some(i) => &url[i + 2..],
+        None => return "",
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    if host.starts_with('[') {
+        return host
+            .split(']')
+            .next()
+            .map_or(host, |h| &host[..h.len() + 1]);
+    }
+    host.split(':').next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_header() {
+        let names: HashSet<String> = ["a".to_string()].into();
+        assert_eq!(strip_cookie_header("a=1; b=2;c=3", &names), "b=2; c=3");
+        assert_eq!(strip_cookie_header("a=1", &names), "");
+    }
+
+    #[test]
+    fn set_cookie() {
+        assert_eq!(
+            set_cookie_domain("a=1; Path=/; Domain=.x.test", "h"),
+            ".x.test"
+        );
+        assert_eq!(set_cookie_domain("a=1; Path=/", "h"), "h");
+    }
+
+    #[test]
+    fn hosts() {
+        assert_eq!(host_of("http://u:p@Seven.x:80/a?b"), "Seven.x");
+        assert_eq!(host_of("https://[::1]:5/"), "[::1]");
+        assert_eq!(host_of("about:blank"), "");
+    }
+}

@@ -1,0 +1,210 @@
+//! What the policy remembers: targets, sessions, commands in flight, holds.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
+
+use serde_json::Value;
+
+use super::pattern::{FetchPattern, TargetFilter};
+
+/// A map that forgets its oldest entries past `cap`. Forgetting is always the safe side:
+/// the policy treats what it does not know as protected.
+#[derive(Debug)]
+pub(crate) struct Bounded<K, V> {
+    map: HashMap<K, V>,
+    order: VecDeque<K>,
+    cap: usize,
+}
+
+impl<K: Eq + Hash + Clone, V> Bounded<K, V> {
+    pub(crate) fn new(cap: usize) -> Self {
+        Bounded {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            cap: cap.max(1),
+        }
+    }
+
+    pub(crate) fn insert(&mut self, k: K, v: V) {
+        if !self.map.contains_key(&k) {
+            self.order.push_back(k.clone());
+            while self.order.len() > self.cap {
+                if let Some(old) = self.order.pop_front() {
+                    self.map.remove(&old);
+                }
+            }
+        }
+        self.map.insert(k, v);
+    }
+
+    pub(crate) fn get(&self, k: &K) -> Option<&V> {
+        self.map.get(k)
+    }
+
+    pub(crate) fn remove(&mut self, k: &K) -> Option<V> {
+        self.map.remove(k)
+    }
+
+    pub(crate) fn contains(&self, k: &K) -> bool {
+        self.map.contains_key(k)
+    }
+}
+
+/// A target as the policy last saw it.
+#[derive(Debug)]
+pub(crate) struct Target {
+    /// The last `TargetInfo`.
+    pub(crate) info: Value,
+    /// Its `type`.
+    pub(crate) kind: String,
+    /// Whether it is protected now (the spec's *Targets* rule).
+    pub(crate) protected: bool,
+    /// A session showed a protected origin for its document (`Page.frameNavigated`,
+    /// `Runtime.executionContextCreated`), until a URL with an origin of its own replaces it.
+    pub(crate) origin: bool,
+    /// Creation order, for listings.
+    pub(crate) seq: u64,
+    /// The client was told about it by the root session's discovery.
+    pub(crate) announced: bool,
+}
+
+/// What a session is attached to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The browser target (the root, or `Target.attachToBrowserTarget`).
+    Browser,
+    /// A target that holds documents: the policy intercepts its document requests.
+    Document,
+    /// Anything else (workers, tabs).
+    Other,
+}
+
+impl Kind {
+    pub(crate) fn of(target_type: &str) -> Kind {
+        match target_type {
+            "browser" => Kind::Browser,
+            "page" | "iframe" | "background_page" | "app" | "webview" | "prerender" => {
+                Kind::Document
+            }
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// A client's `Fetch.enable` on a session.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientFetch {
+    pub(crate) patterns: Vec<FetchPattern>,
+    pub(crate) handle_auth: bool,
+}
+
+/// A CDP session (the root is the one without a session id).
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// Its target id (empty for the root).
+    pub(crate) target: String,
+    pub(crate) kind: Kind,
+    /// The session that attached it (where `Target.detachFromTarget` goes); empty for the root.
+    pub(crate) parent: String,
+    /// The client knows this session.
+    pub(crate) visible: bool,
+    /// Hidden or being detached: nothing of it reaches the client any more.
+    pub(crate) closed: bool,
+    /// The policy's document interception is on.
+    pub(crate) guarded: bool,
+    /// The client's own `Fetch.enable`, if any.
+    pub(crate) fetch: Option<ClientFetch>,
+    /// The client's `waitForDebuggerOnStart` for this session's auto-attach, which the policy
+    /// turns on in the browser.
+    pub(crate) auto_wait: Option<bool>,
+    /// `Fetch` request ids the client was shown and may answer.
+    pub(crate) paused: Bounded<String, ()>,
+    /// `Network` request ids: whether the request's URL is protected, and its host.
+    pub(crate) requests: Bounded<String, (bool, String)>,
+    /// `Page.getNavigationHistory` entry ids and whether their URL is protected.
+    pub(crate) history: Bounded<i64, bool>,
+    /// The client's discovery on this session (the root only: answered by the policy).
+    pub(crate) discover: Option<TargetFilter>,
+}
+
+impl Session {
+    pub(crate) fn new(target: &str, kind: Kind, parent: &str, cap: usize) -> Session {
+        Session {
+            target: target.to_string(),
+            kind,
+            parent: parent.to_string(),
+            visible: false,
+            closed: false,
+            guarded: false,
+            fetch: None,
+            auto_wait: None,
+            paused: Bounded::new(cap),
+            requests: Bounded::new(cap),
+            history: Bounded::new(cap),
+            discover: None,
+        }
+    }
+}
+
+/// A client command forwarded to the browser and not answered yet.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    pub(crate) method: String,
+    /// The `targetId` it named, for `Target.attachToTarget`.
+    pub(crate) target: Option<String>,
+}
+
+/// Why the policy sent a command of its own.
+#[derive(Debug)]
+pub(crate) enum Own {
+    /// The opening `Target.setDiscoverTargets`.
+    Discover,
+    /// Fire and forget (continue, fail, detach, resume).
+    Ignore,
+    /// Part of a hold's checks.
+    Check { hold: u64, what: Check },
+}
+
+/// A check a hold waits for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Check {
+    /// The policy's `Fetch.enable` on a new session.
+    Fetch,
+    /// `Page.getFrameTree` on a new session: no frame of it may be protected.
+    FrameTree,
+    /// `Page.getNavigationHistory` before a `Page.navigateToHistoryEntry`.
+    History { entry: i64 },
+}
+
+/// A message kept back until the policy's own commands are answered.
+#[derive(Debug)]
+pub(crate) struct Hold {
+    pub(crate) waiting: u32,
+    pub(crate) deadline: u64,
+    pub(crate) blocked: bool,
+    /// The session the checks ran on.
+    pub(crate) session: String,
+    /// What it releases, in order.
+    pub(crate) then: Vec<Then>,
+}
+
+/// What a hold releases.
+#[derive(Debug)]
+pub(crate) enum Then {
+    /// A response to the client's `Target.attachToTarget`.
+    Attached {
+        response: Value,
+        client_session: String,
+        id: i64,
+    },
+    /// A `Target.attachedToTarget` event (auto-attach); `resume` when the client did not ask
+    /// the target to wait for it.
+    AutoAttached { event: Value, resume: bool },
+    /// A client command (`Page.navigateToHistoryEntry`).
+    Command {
+        frame: String,
+        session: String,
+        id: i64,
+        method: String,
+    },
+}
