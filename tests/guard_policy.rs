@@ -31,18 +31,33 @@ fn verdict(name: &str) -> Verdict {
 }
 
 /// Runs a trace file: each line is `{"c": frame}` (from the client), `{"b": frame}` (from the
-/// browser) or `{"tick": ms}`, with what must come of it: `expect` (the verdict), and
-/// `client`/`browser` (substrings some frame sent that way must contain), `no_client`/
-/// `no_browser` (substrings no frame may contain), `clients`/`browsers` (frame counts).
-/// Returns the number of lines run.
+/// browser), `{"tick": ms}` or `{"include": file}`, with what must come of it: `expect` (the
+/// verdict), and `client`/`browser` (substrings some frame sent that way must contain),
+/// `no_client`/`no_browser` (substrings no frame may contain), `clients`/`browsers` (frame
+/// counts). Returns the number of steps run.
 fn run_trace(name: &str) -> usize {
+    let mut policy = Policy::new(matcher());
+    let mut now = 0u64;
+    run_lines(&mut policy, name, &mut now)
+}
+
+fn read_trace(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/guard_policy")
         .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut policy = Policy::new(matcher());
-    let mut now = 0u64;
-    let mut lines = 0;
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn frame_text(f: &Value) -> String {
+    match f.as_str() {
+        Some(s) => s.to_string(),
+        None => f.to_string(),
+    }
+}
+
+fn run_lines(policy: &mut Policy, name: &str, now: &mut u64) -> usize {
+    let text = read_trace(name);
+    let mut steps = 0;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with("//") {
@@ -50,31 +65,25 @@ fn run_trace(name: &str) -> usize {
         }
         let at = format!("{name}:{}", n + 1);
         let step: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{at}: {e}"));
-        now = step.get("t").and_then(Value::as_u64).unwrap_or(now + 1);
+        if let Some(inc) = step.get("include").and_then(Value::as_str) {
+            steps += run_lines(policy, inc, now);
+            continue;
+        }
+        *now = step.get("t").and_then(Value::as_u64).unwrap_or(*now + 1);
         let out: Output = if let Some(f) = step.get("c") {
-            let frame = if let Some(s) = f.as_str() {
-                s.to_string()
-            } else {
-                f.to_string()
-            };
-            policy.from_client(&frame, now)
+            policy.from_client(&frame_text(f), *now)
         } else if let Some(f) = step.get("b") {
-            let frame = if let Some(s) = f.as_str() {
-                s.to_string()
-            } else {
-                f.to_string()
-            };
-            policy.from_browser(&frame, now)
+            policy.from_browser(&frame_text(f), *now)
         } else if let Some(t) = step.get("tick").and_then(Value::as_u64) {
-            now = t;
-            policy.tick(now)
+            *now = t;
+            policy.tick(t)
         } else {
-            panic!("{at}: a step needs c, b or tick");
+            panic!("{at}: a step needs c, b, tick or include");
         };
         check(&at, &step, &out);
-        lines += 1;
+        steps += 1;
     }
-    lines
+    steps
 }
 
 fn strings(step: &Value, key: &str) -> Vec<String> {
@@ -121,4 +130,39 @@ fn check(at: &str, step: &Value, out: &Output) {
 #[test]
 fn c1_navigation_to_a_protected_document_is_blocked_before_it_commits() {
     assert!(run_trace("c1.jsonl") > 20);
+}
+
+#[test]
+fn c2_redirect_hops_to_a_protected_origin_are_stopped_and_hidden() {
+    assert!(run_trace("c2.jsonl") > 20);
+}
+
+#[test]
+fn c3_protected_targets_are_never_listed_attached_or_named() {
+    assert!(run_trace("c3.jsonl") > 40);
+}
+
+#[test]
+fn c4_frames_on_protected_origins_are_blocked_or_cost_the_session() {
+    assert!(run_trace("c4.jsonl") > 15);
+}
+
+#[test]
+fn c5_protected_requests_are_answered_by_the_guard_and_guessed_ids_refused() {
+    assert!(run_trace("c5.jsonl") > 30);
+}
+
+#[test]
+fn c6_protected_cookies_and_storage_are_refused_or_filtered() {
+    assert!(run_trace("c6.jsonl") > 40);
+}
+
+#[test]
+fn e_instrumentation_never_reaches_a_protected_document() {
+    assert!(run_trace("e.jsonl") > 30);
+}
+
+#[test]
+fn b_browser_level_reads_and_writes_are_refused_or_filtered() {
+    assert!(run_trace("b.jsonl") > 25);
 }

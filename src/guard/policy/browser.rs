@@ -100,7 +100,10 @@ impl Policy {
                 for info in &infos {
                     self.learn(info, out);
                 }
-                if let Some(items) = v["result"]["targetInfos"].as_array_mut() {
+                if let Some(items) = v
+                    .pointer_mut("/result/targetInfos")
+                    .and_then(Value::as_array_mut)
+                {
                     let before = items.len();
                     let targets = &self.targets;
                     items.retain(|i| {
@@ -121,7 +124,10 @@ impl Policy {
                 }
             }
             "Page.getNavigationHistory" => {
-                if let Some(entries) = v["result"]["entries"].as_array_mut() {
+                if let Some(entries) = v
+                    .pointer_mut("/result/entries")
+                    .and_then(Value::as_array_mut)
+                {
                     for e in entries.iter_mut() {
                         let bad = ["url", "userTypedURL"]
                             .iter()
@@ -462,7 +468,7 @@ impl Policy {
             for (id, t) in &self.targets {
                 let url = t.info["url"].as_str().unwrap_or_default();
                 let opener = self.opener_of(&t.info);
-                let now = self.m.target(url, false, opener) || t.origin;
+                let now = self.m.target(url, t.previous, opener) || t.origin;
                 if now != t.protected {
                     changed.push((id.clone(), now));
                 }
@@ -519,6 +525,7 @@ impl Policy {
                 t.info = info.clone();
                 t.kind = kind.to_string();
                 t.origin = origin;
+                t.previous = previous;
                 t.protected = protected;
             }
             None => {
@@ -529,6 +536,7 @@ impl Policy {
                         info: info.clone(),
                         kind: kind.to_string(),
                         protected,
+                        previous,
                         origin,
                         seq: self.seq,
                         announced: false,
@@ -717,7 +725,7 @@ impl Policy {
         let _ = key;
         let mut changed = false;
         if self.hidden(&s.target, false) {
-            if let Some(params) = v["params"].as_object_mut() {
+            if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                 changed = params.remove("targetId").is_some();
             }
         }
@@ -882,7 +890,7 @@ impl Policy {
                     .as_str()
                     .is_some_and(|u| self.m.url(u));
                 if redirect_bad {
-                    if let Some(params) = v["params"].as_object_mut() {
+                    if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                         params.remove("redirectResponse");
                         params.insert("redirectHasExtraInfo".into(), Value::Bool(false));
                     }
@@ -940,7 +948,10 @@ impl Policy {
                         }
                     }
                     if !names.is_empty() {
-                        if let Some(headers) = v["params"]["headers"].as_object_mut() {
+                        if let Some(headers) = v
+                            .pointer_mut("/params/headers")
+                            .and_then(Value::as_object_mut)
+                        {
                             for (k, val) in headers.iter_mut() {
                                 if k.eq_ignore_ascii_case("cookie") {
                                     if let Some(text) = val.as_str() {
@@ -980,46 +991,49 @@ impl Policy {
     /// Takes the `Set-Cookie` lines for protected domains out of a `responseReceivedExtraInfo`
     /// of a request to `host`.
     fn filter_set_cookies(&self, v: &mut Value, host: &str) -> bool {
-        let mut removed: Vec<String> = Vec::new();
         let mut changed = false;
-        if let Some(headers) = v["params"]["headers"].as_object_mut() {
+        if let Some(headers) = v
+            .pointer_mut("/params/headers")
+            .and_then(Value::as_object_mut)
+        {
             for (k, val) in headers.iter_mut() {
                 if !k.eq_ignore_ascii_case("set-cookie") {
                     continue;
                 }
                 let Some(text) = val.as_str() else { continue };
-                let kept: Vec<&str> = text
-                    .split('\n')
-                    .filter(|line| {
-                        let bad = self.m.cookie_domain(set_cookie_domain(line, host));
-                        if bad {
-                            removed.push(line.trim().to_string());
-                        }
-                        !bad
-                    })
+                let lines: Vec<&str> = text.split('\n').collect();
+                let kept: Vec<&str> = lines
+                    .iter()
+                    .copied()
+                    .filter(|line| !self.m.cookie_domain(set_cookie_domain(line, host)))
                     .collect();
-                if !removed.is_empty() {
+                if kept.len() != lines.len() {
                     *val = Value::String(kept.join("\n"));
                     changed = true;
                 }
             }
         }
-        if !removed.is_empty() {
-            if let Some(text) = v["params"]["headersText"].as_str() {
-                let kept: Vec<&str> = text
-                    .split("\r\n")
-                    .filter(|l| {
-                        let value = l.get(11..).unwrap_or_default().trim();
-                        !(l.len() >= 11
-                            && l.as_bytes()[..11].eq_ignore_ascii_case(b"set-cookie:")
-                            && removed.iter().any(|r| r == value))
-                    })
-                    .collect();
-                v["params"]["headersText"] = Value::String(kept.join("\r\n"));
+        if let Some(text) = v["params"]["headersText"].as_str() {
+            let kept: Vec<&str> = text
+                .split("\r\n")
+                .filter(|l| {
+                    let is_set =
+                        l.len() >= 11 && l.as_bytes()[..11].eq_ignore_ascii_case(b"set-cookie:");
+                    let value = l.get(11..).unwrap_or_default().trim();
+                    !(is_set && self.m.cookie_domain(set_cookie_domain(value, host)))
+                })
+                .collect();
+            let joined = kept.join("\r\n");
+            if joined != text {
+                v["params"]["headersText"] = Value::String(joined);
+                changed = true;
             }
         }
         for list in ["blockedCookies", "exemptedCookies"] {
-            if let Some(items) = v["params"][list].as_array_mut() {
+            if let Some(items) = v
+                .pointer_mut(&format!("/params/{list}"))
+                .and_then(Value::as_array_mut)
+            {
                 let before = items.len();
                 items.retain(|c| {
                     !c["cookieLine"]

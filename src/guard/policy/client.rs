@@ -169,6 +169,7 @@ impl Policy {
         let refusal = self.m.refusal().to_string();
         let kind = self.session(key).map(|s| s.kind);
         let mut rewritten: Option<Value> = None;
+        let mut consume: Option<String> = None;
 
         match method {
             // Browser-wide wipes reach seven's cookies whatever the origin.
@@ -311,9 +312,7 @@ impl Policy {
                 );
             }
             if ends {
-                if let Some(s) = self.session_mut(key) {
-                    s.paused.remove(&rid.to_string());
-                }
+                consume = Some(rid.to_string());
             }
         }
         if (method.starts_with("Network.") || method.starts_with("Audits."))
@@ -348,6 +347,11 @@ impl Policy {
             }
         }
 
+        if let Some(rid) = consume {
+            if let Some(s) = self.session_mut(key) {
+                s.paused.remove(&rid);
+            }
+        }
         let target = params
             .get("targetId")
             .and_then(Value::as_str)

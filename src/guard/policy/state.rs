@@ -59,6 +59,8 @@ pub(crate) struct Target {
     pub(crate) kind: String,
     /// Whether it is protected now (the spec's *Targets* rule).
     pub(crate) protected: bool,
+    /// Whether it was protected before its current URL (the rule's "previous").
+    pub(crate) previous: bool,
     /// A session showed a protected origin for its document (`Page.frameNavigated`,
     /// `Runtime.executionContextCreated`), until a URL with an origin of its own replaces it.
     pub(crate) origin: bool,
