@@ -27,10 +27,14 @@ mod shapes;
 mod step;
 mod vocabulary;
 
+#[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
+pub mod fixture;
 #[cfg(feature = "guard")]
 pub mod policy;
 #[cfg(feature = "guard-runner")]
 pub mod runner;
+#[cfg(feature = "guard-runner")]
+pub mod standin;
 
 pub use check::{
     AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CheckKind, CompareCheck,

@@ -5,6 +5,7 @@ mod args;
 mod check;
 mod conformance;
 mod corpus;
+mod guard;
 mod launch;
 mod list;
 mod validate;
@@ -32,13 +33,20 @@ commands:
   validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
   corpus build [DIR] [--check]
                       regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
-  help                show this text
 ";
+
+/// The usage text's last line.
+const USAGE_END: &str = "  help                show this text\n";
+
+/// The whole usage text.
+fn usage() -> String {
+    format!("{USAGE}{}{USAGE_END}", guard::USAGE)
+}
 
 fn main() -> ExitCode {
     let mut args = Args::from_env();
     let Some(command) = args.next_positional() else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return ExitCode::from(2);
     };
     let result = match command.as_str() {
@@ -48,11 +56,12 @@ fn main() -> ExitCode {
         "launch" => launch::run(args),
         "validate" => validate::run(args),
         "corpus" => corpus::run(args),
+        "guard" => guard::run(args),
         "help" | "--help" | "-h" => {
-            print!("{USAGE}");
+            print!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
-        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+        other => Err(format!("unknown command {other:?}\n{}", usage())),
     };
     match result {
         Ok(code) => code,

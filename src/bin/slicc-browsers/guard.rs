@@ -1,0 +1,69 @@
+//! `slicc-browsers guard <subcommand>`: the guard vectors' runner tools.
+//!
+//! Each subcommand is one arm of [`run`] and one function; add new ones the same way.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
+
+use crate::args::Args;
+
+/// The `guard` part of the usage text.
+pub const USAGE: &str = "\
+  guard fixture [--port P]
+                      serve the guard vectors' stand-in (HTTP, every route on every host);
+                      print its origin, then each request it logs as a JSON line
+";
+
+/// Dispatches `guard <subcommand>`.
+pub fn run(mut args: Args) -> Result<ExitCode, String> {
+    let Some(sub) = args.next_positional() else {
+        return Err(format!("guard needs a subcommand\nusage:\n{USAGE}"));
+    };
+    match sub.as_str() {
+        "fixture" => fixture(args),
+        other => Err(format!(
+            "unknown guard subcommand {other:?}\nusage:\n{USAGE}"
+        )),
+    }
+}
+
+/// `guard fixture [--port P]`: serves until killed (or until stdout is closed).
+fn fixture(mut args: Args) -> Result<ExitCode, String> {
+    let port = match args.value("--port")? {
+        None => 0,
+        Some(p) => p
+            .parse::<u16>()
+            .map_err(|_| format!("--port {p:?} is not a port number (0-65535)"))?,
+    };
+    args.finish()?;
+    let fixture = Fixture::start(FixtureOptions {
+        port,
+        ..FixtureOptions::default()
+    })
+    .map_err(|e| format!("guard fixture: cannot serve on port {port}: {e}"))?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if writeln!(out, "{}", fixture.origin())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut next = 0;
+    loop {
+        let (first, entries) = fixture.wait_log(next, Duration::from_secs(60));
+        next = first + entries.len();
+        for entry in entries {
+            let line = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
+            if writeln!(out, "{line}").is_err() {
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+        if out.flush().is_err() {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+}
