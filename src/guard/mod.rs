@@ -28,6 +28,8 @@ mod step;
 mod vocabulary;
 
 #[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
+pub mod cdp;
+#[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
 pub mod fixture;
 #[cfg(feature = "guard")]
 pub mod policy;

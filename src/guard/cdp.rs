@@ -1,0 +1,828 @@
+//! A CDP client over the browser's WebSocket, with flat sessions (feature `guard-runner`, not on
+//! `wasm32-wasip1`).
+//!
+//! [`CdpClient`] implements the runner's [`Transport`]: [`send`](Transport::send) waits for the
+//! answer to one command (its `result`, or the protocol error with its code and message), and
+//! every event the browser sends lands in an append-only log that
+//! [`wait_event`](Transport::wait_event) and [`events_since`](Transport::events_since) read.
+//!
+//! One reader thread owns the WebSocket's read side: it routes each answer by its `id` to the
+//! caller waiting for it, appends events to the log, and answers pings and the close handshake.
+//! A caller writes its own command frame on the shared socket (under a lock, one whole frame at
+//! a time), so a command goes out at once, without waiting for a polling loop. When the
+//! connection ends (the browser closes it, sends a malformed frame, or [`CdpClient::close`] is
+//! called), every pending call and every later one fails with [`CallError::Transport`] saying
+//! why. Dropping the client closes the socket and joins the thread.
+//!
+//! Bounded: incoming messages and frames are capped ([`CdpOptions::max_message_size`]), the
+//! event log keeps at most [`CdpOptions::max_events`] events, and the list of anomalies
+//! ([`CdpClient::errors`]: text that is not JSON, answers nobody waits for, …) at most
+//! [`MAX_ERRORS`] entries. Nothing the browser sends makes the client panic.
+//!
+//! ```no_run
+//! use serde_json::json;
+//! use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
+//! use slicc_browsers::guard::runner::Transport;
+//!
+//! let cdp = CdpClient::connect_endpoint("http://127.0.0.1:9333", CdpOptions::new())?;
+//! let version = cdp.send("Browser.getVersion", json!({}), None)?;
+//! println!("{}", version["product"]);
+//! let target = cdp.send("Target.createTarget", json!({"url": "about:blank"}), None)?;
+//! let session = cdp.attach(target["targetId"].as_str().unwrap_or_default())?;
+//! let two = cdp.send("Runtime.evaluate", json!({"expression": "1 + 1"}), Some(&session))?;
+//! assert_eq!(two["result"]["value"], 2);
+//! # Ok::<(), slicc_browsers::guard::runner::CallError>(())
+//! ```
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use tungstenite::protocol::frame::coding::{Data, OpCode};
+use tungstenite::protocol::frame::Frame;
+use tungstenite::protocol::{WebSocket, WebSocketConfig};
+use tungstenite::Message;
+
+use super::runner::{CallError, Event, Transport};
+use crate::discovery::{Http, Request};
+
+/// The most anomalies [`CdpClient::errors`] keeps; later ones are counted in a last entry.
+pub const MAX_ERRORS: usize = 100;
+
+/// The largest `/json/version` answer [`websocket_url`] reads.
+const VERSION_LIMIT: usize = 1 << 20;
+
+/// How a [`CdpClient`] connects and how long it waits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CdpOptions {
+    /// How long [`Transport::send`] waits for an answer (default 30 s).
+    pub call_timeout: Duration,
+    /// How long the TCP connection and the WebSocket handshake may take (default 10 s).
+    pub connect_timeout: Duration,
+    /// The largest message (and frame) accepted from the browser, in bytes (default 64 MiB); a
+    /// larger one ends the connection.
+    pub max_message_size: usize,
+    /// The most events the log keeps (default 1,000,000); later events are dropped and counted
+    /// ([`CdpClient::dropped_events`]).
+    pub max_events: usize,
+}
+
+impl Default for CdpOptions {
+    fn default() -> Self {
+        CdpOptions {
+            call_timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            max_message_size: 64 << 20,
+            max_events: 1_000_000,
+        }
+    }
+}
+
+impl CdpOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        CdpOptions::default()
+    }
+
+    /// Sets [`CdpOptions::call_timeout`].
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Sets [`CdpOptions::connect_timeout`].
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets [`CdpOptions::max_message_size`].
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// Sets [`CdpOptions::max_events`].
+    pub fn max_events(mut self, events: usize) -> Self {
+        self.max_events = events;
+        self
+    }
+}
+
+/// A CDP connection to a browser's WebSocket endpoint (`ws://…/devtools/browser/<id>`, or a
+/// page's), with flat sessions. See the [module docs](self).
+pub struct CdpClient {
+    shared: Arc<Shared>,
+    reader: Mutex<Option<JoinHandle<()>>>,
+    options: CdpOptions,
+    url: String,
+}
+
+impl std::fmt::Debug for CdpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CdpClient")
+            .field("url", &self.url)
+            .field("closed", &self.closed_reason())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the callers and the reader thread share.
+struct Shared {
+    /// The socket: callers write whole frames on it under `write_lock`; `close` shuts it down.
+    socket: TcpStream,
+    write_lock: Mutex<()>,
+    state: Mutex<State>,
+    /// Signalled when an event is appended or the connection ends.
+    changed: Condvar,
+    max_events: usize,
+}
+
+#[derive(Default)]
+struct State {
+    next_id: u64,
+    pending: HashMap<u64, SyncSender<Result<Value, CallError>>>,
+    /// Why the connection ended, once it has.
+    closed: Option<String>,
+    events: Vec<Event>,
+    dropped_events: usize,
+    errors: Vec<String>,
+    more_errors: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Ends the connection (first reason wins): every pending call fails with the reason.
+    fn fail(&self, why: String) {
+        let pending = {
+            let mut state = lock(&self.state);
+            if state.closed.is_none() {
+                state.closed = Some(why.clone());
+            }
+            std::mem::take(&mut state.pending)
+        };
+        let why = lock(&self.state).closed.clone().unwrap_or(why);
+        for (_, tx) in pending {
+            let _ = tx.try_send(Err(CallError::Transport(why.clone())));
+        }
+        self.changed.notify_all();
+    }
+
+    /// Records an anomaly (bounded).
+    fn log_error(&self, what: String) {
+        let mut state = lock(&self.state);
+        if state.errors.len() < MAX_ERRORS {
+            state.errors.push(what);
+        } else {
+            state.more_errors += 1;
+        }
+    }
+
+    /// Writes bytes that form whole frames, under the write lock; a failed write ends the
+    /// connection (a partial frame would corrupt the stream).
+    fn write_frames(&self, bytes: &[u8]) -> Result<(), String> {
+        let result = {
+            let _guard = lock(&self.write_lock);
+            (&self.socket)
+                .write_all(bytes)
+                .and_then(|()| (&self.socket).flush())
+        };
+        result.map_err(|e| {
+            let why = format!("cannot write to the WebSocket: {e}");
+            self.fail(why.clone());
+            let _ = self.socket.shutdown(Shutdown::Both);
+            why
+        })
+    }
+
+    /// Routes one text message: an answer to its caller, an event to the log.
+    fn dispatch(&self, text: &str) {
+        let mut message = match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => {
+                self.log_error(format!(
+                    "a message that is not a JSON object: {}",
+                    clip(text)
+                ));
+                return;
+            }
+            Err(e) => {
+                self.log_error(format!("a message that is not JSON ({e}): {}", clip(text)));
+                return;
+            }
+        };
+        if let Some(id) = message.get("id") {
+            let Some(id) = id.as_u64() else {
+                self.log_error(format!("an answer with a bad id: {}", clip(text)));
+                return;
+            };
+            let answer = match message.remove("error") {
+                Some(error) => Err(protocol_error(&error)),
+                None => Ok(message
+                    .remove("result")
+                    .unwrap_or_else(|| Value::Object(Map::new()))),
+            };
+            let waiting = lock(&self.state).pending.remove(&id);
+            match waiting {
+                Some(tx) => {
+                    let _ = tx.try_send(answer);
+                }
+                None => self.log_error(format!(
+                    "an answer to id {id}, which nobody waits for (timed out or never sent)"
+                )),
+            }
+            return;
+        }
+        let Some(Value::String(method)) = message.remove("method") else {
+            self.log_error(format!(
+                "a message that is neither an answer nor an event: {}",
+                clip(text)
+            ));
+            return;
+        };
+        let event = Event {
+            method,
+            params: message
+                .remove("params")
+                .unwrap_or_else(|| Value::Object(Map::new())),
+            session_id: match message.remove("sessionId") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            },
+        };
+        let mut state = lock(&self.state);
+        if state.events.len() < self.max_events {
+            state.events.push(event);
+            drop(state);
+            self.changed.notify_all();
+        } else {
+            state.dropped_events += 1;
+            if state.dropped_events == 1 {
+                drop(state);
+                self.log_error(format!(
+                    "the event log is full ({} events): later events are dropped",
+                    self.max_events
+                ));
+            }
+        }
+    }
+}
+
+/// A CDP `error` object as a [`CallError::Protocol`]: its code, and its message with its `data`
+/// (if any) after a newline.
+fn protocol_error(error: &Value) -> CallError {
+    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let mut message = match error.get("message") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    match error.get("data") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => {
+            message.push('\n');
+            message.push_str(s);
+        }
+        Some(other) => {
+            message.push('\n');
+            message.push_str(&other.to_string());
+        }
+    }
+    CallError::Protocol { code, message }
+}
+
+/// The first 200 characters of `text`, for an error message.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// The socket as the reader's WebSocket sees it: reads from the socket; writes (pongs, the
+/// close reply) are buffered and then written whole under the write lock by the reader, so they
+/// never interleave with a caller's frame. During the handshake writes go straight out.
+struct ReadHalf {
+    stream: TcpStream,
+    out: Vec<u8>,
+    direct: bool,
+}
+
+impl Read for ReadHalf {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.read(buf)
+    }
+}
+
+impl Write for ReadHalf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.direct {
+            self.stream.write(buf)
+        } else {
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.direct {
+            self.stream.flush()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// `(host, port, path)` of `scheme://host[:port][/path]` (host without IPv6 brackets).
+fn split_url(url: &str, scheme: &str, default_port: u16) -> Option<(String, u16, String)> {
+    let (s, rest) = url.split_once("://")?;
+    if !s.eq_ignore_ascii_case(scheme) {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    if authority.contains('@') {
+        return None;
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6.split_once(']')?;
+        (host, after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        Some(p) => p.parse().ok()?,
+        None => default_port,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    let path = if path.starts_with('/') {
+        path.to_string()
+    } else {
+        format!("/{path}")
+    };
+    Some((host.to_string(), port, path))
+}
+
+/// The browser's WebSocket URL: `webSocketDebuggerUrl` from `<endpoint>/json/version`, where
+/// `endpoint` is `http://host:port` (a trailing path is ignored).
+pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallError> {
+    let fail = |why: String| CallError::Transport(format!("{endpoint}/json/version: {why}"));
+    let (host, port, _) = split_url(endpoint, "http", 80)
+        .ok_or_else(|| CallError::Transport(format!("{endpoint}: not an http://host:port URL")))?;
+    let request = Request {
+        host,
+        port,
+        path: "/json/version".into(),
+        limit: VERSION_LIMIT,
+    };
+    match crate::discovery::http::get(&request, timeout, timeout) {
+        Http::Refused => Err(fail("connection refused".into())),
+        Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
+        Http::Response { status: 200, body } => {
+            let version: Value =
+                serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))?;
+            match version.get("webSocketDebuggerUrl") {
+                Some(Value::String(url)) => Ok(url.clone()),
+                _ => Err(fail("no webSocketDebuggerUrl".into())),
+            }
+        }
+        Http::Response { status, .. } => Err(fail(format!("answered HTTP {status}"))),
+    }
+}
+
+impl CdpClient {
+    /// Connects to a WebSocket endpoint such as `ws://127.0.0.1:9333/devtools/browser/<id>`
+    /// (plain `ws://` only: CDP listens on loopback) and starts the reader thread.
+    pub fn connect(ws_url: &str, options: CdpOptions) -> Result<CdpClient, CallError> {
+        let fail = |why: String| CallError::Transport(format!("{ws_url}: {why}"));
+        if ws_url
+            .get(..6)
+            .is_some_and(|s| s.eq_ignore_ascii_case("wss://"))
+        {
+            return Err(fail(
+                "wss:// is not supported (CDP endpoints are plain ws:// on loopback)".into(),
+            ));
+        }
+        let (host, port, _) =
+            split_url(ws_url, "ws", 80).ok_or_else(|| fail("not a ws://host:port URL".into()))?;
+        let stream = crate::discovery::http::connect(&host, port, options.connect_timeout)
+            .ok_or_else(|| fail(format!("cannot connect to {host}:{port}")))?;
+        let setup = |e: io::Error| fail(format!("cannot set up the socket: {e}"));
+        stream.set_nodelay(true).map_err(setup)?;
+        stream
+            .set_read_timeout(Some(options.connect_timeout))
+            .map_err(setup)?;
+        stream
+            .set_write_timeout(Some(options.connect_timeout))
+            .map_err(setup)?;
+        let half = ReadHalf {
+            stream: stream.try_clone().map_err(setup)?,
+            out: Vec::new(),
+            direct: true,
+        };
+        let max = options.max_message_size.max(1);
+        let config = WebSocketConfig::default()
+            .read_buffer_size(64 * 1024)
+            .max_message_size(Some(max))
+            .max_frame_size(Some(max));
+        let (mut ws, _response) =
+            tungstenite::client::client_with_config(ws_url, half, Some(config))
+                .map_err(|e| fail(format!("WebSocket handshake failed: {e}")))?;
+        ws.get_mut().direct = false;
+        // From here the reader blocks until data comes or the socket is shut down; a caller's
+        // write may block at most one call timeout.
+        stream.set_read_timeout(None).map_err(setup)?;
+        stream
+            .set_write_timeout(Some(options.call_timeout.max(Duration::from_millis(1))))
+            .map_err(setup)?;
+        let shared = Arc::new(Shared {
+            socket: stream,
+            write_lock: Mutex::new(()),
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            max_events: options.max_events,
+        });
+        let for_reader = Arc::clone(&shared);
+        let reader = std::thread::Builder::new()
+            .name("cdp-reader".into())
+            .spawn(move || read_loop(ws, &for_reader))
+            .map_err(|e| fail(format!("cannot start the reader thread: {e}")))?;
+        Ok(CdpClient {
+            shared,
+            reader: Mutex::new(Some(reader)),
+            options,
+            url: ws_url.to_string(),
+        })
+    }
+
+    /// Connects to `url`: a `ws://` URL as [`CdpClient::connect`] does, or an `http://host:port`
+    /// DevTools endpoint through its [`websocket_url`].
+    pub fn connect_endpoint(url: &str, options: CdpOptions) -> Result<CdpClient, CallError> {
+        if url
+            .get(..7)
+            .is_some_and(|s| s.eq_ignore_ascii_case("http://"))
+        {
+            let ws = websocket_url(url, options.connect_timeout)?;
+            CdpClient::connect(&ws, options)
+        } else {
+            CdpClient::connect(url, options)
+        }
+    }
+
+    /// The WebSocket URL this client connected to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The options this client was made with.
+    pub fn options(&self) -> &CdpOptions {
+        &self.options
+    }
+
+    /// [`Transport::send`] with its own timeout instead of [`CdpOptions::call_timeout`].
+    pub fn send_timeout(
+        &self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Value, CallError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let id = {
+            let mut state = lock(&self.shared.state);
+            if let Some(why) = &state.closed {
+                return Err(CallError::Transport(why.clone()));
+            }
+            state.next_id += 1;
+            let id = state.next_id;
+            state.pending.insert(id, tx);
+            id
+        };
+        let mut command = Map::new();
+        command.insert("id".into(), Value::from(id));
+        command.insert("method".into(), Value::String(method.to_string()));
+        if !params.is_null() {
+            command.insert("params".into(), params);
+        }
+        if let Some(session) = session {
+            command.insert("sessionId".into(), Value::String(session.to_string()));
+        }
+        let payload = match serde_json::to_vec(&Value::Object(command)) {
+            Ok(p) => p,
+            Err(e) => {
+                lock(&self.shared.state).pending.remove(&id);
+                return Err(CallError::Transport(format!(
+                    "{method}: cannot encode the command: {e}"
+                )));
+            }
+        };
+        let mut frame = Frame::message(payload, OpCode::Data(Data::Text), true);
+        frame.header_mut().mask = Some(mask());
+        let mut bytes = Vec::with_capacity(frame.len());
+        if let Err(e) = frame.format(&mut bytes) {
+            lock(&self.shared.state).pending.remove(&id);
+            return Err(CallError::Transport(format!(
+                "{method}: cannot frame the command: {e}"
+            )));
+        }
+        if let Err(why) = self.shared.write_frames(&bytes) {
+            lock(&self.shared.state).pending.remove(&id);
+            return Err(CallError::Transport(why));
+        }
+        match rx.recv_timeout(timeout) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => {
+                let removed = lock(&self.shared.state).pending.remove(&id);
+                match removed {
+                    Some(_) => Err(CallError::Timeout),
+                    // The answer (or the end of the connection) came just now.
+                    None => rx.try_recv().unwrap_or_else(|_| Err(CallError::Timeout)),
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(CallError::Transport(
+                self.closed_reason()
+                    .unwrap_or_else(|| "the connection ended".into()),
+            )),
+        }
+    }
+
+    /// Attaches to a target with a flat session (`Target.attachToTarget` with `flatten`) and
+    /// returns the session id.
+    pub fn attach(&self, target_id: &str) -> Result<String, CallError> {
+        let result = self.send(
+            "Target.attachToTarget",
+            serde_json::json!({"targetId": target_id, "flatten": true}),
+            None,
+        )?;
+        match result.get("sessionId") {
+            Some(Value::String(s)) => Ok(s.clone()),
+            _ => Err(CallError::Transport(format!(
+                "Target.attachToTarget answered without a sessionId: {}",
+                clip(&result.to_string())
+            ))),
+        }
+    }
+
+    /// Whether the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        lock(&self.shared.state).closed.is_some()
+    }
+
+    /// Why the connection ended, once it has.
+    pub fn closed_reason(&self) -> Option<String> {
+        lock(&self.shared.state).closed.clone()
+    }
+
+    /// Anomalies seen so far, oldest first, at most [`MAX_ERRORS`] (then a last entry counts
+    /// the rest): messages that are not JSON, answers nobody waits for, a malformed frame or an
+    /// oversized message (these two end the connection), a full event log.
+    pub fn errors(&self) -> Vec<String> {
+        let state = lock(&self.shared.state);
+        let mut out = state.errors.clone();
+        if state.more_errors > 0 {
+            out.push(format!("… and {} more", state.more_errors));
+        }
+        out
+    }
+
+    /// How many events were dropped because the log was full ([`CdpOptions::max_events`]).
+    pub fn dropped_events(&self) -> usize {
+        lock(&self.shared.state).dropped_events
+    }
+
+    /// Closes the connection (a close frame, then the socket) and joins the reader thread.
+    /// Pending and later calls fail with [`CallError::Transport`]. Closing twice is harmless.
+    pub fn close(&self) {
+        let first = !self.is_closed();
+        self.shared.fail("closed by the client".into());
+        if first {
+            let mut frame = Frame::close(None);
+            frame.header_mut().mask = Some(mask());
+            let mut bytes = Vec::new();
+            // Best effort, and never wait for a caller stuck in a write.
+            if frame.format(&mut bytes).is_ok() {
+                if let Ok(_guard) = self.shared.write_lock.try_lock() {
+                    let _ = (&self.shared.socket).write_all(&bytes);
+                }
+            }
+        }
+        let _ = self.shared.socket.shutdown(Shutdown::Both);
+        let handle = lock(&self.reader).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+impl Drop for CdpClient {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl Transport for CdpClient {
+    fn send(&self, method: &str, params: Value, session: Option<&str>) -> Result<Value, CallError> {
+        self.send_timeout(method, params, session, self.options.call_timeout)
+    }
+
+    fn events_since(&self, from: usize) -> Vec<Event> {
+        let state = lock(&self.shared.state);
+        state.events.get(from..).unwrap_or_default().to_vec()
+    }
+
+    fn event_count(&self) -> usize {
+        lock(&self.shared.state).events.len()
+    }
+
+    /// Waits for a matching event. `predicate` runs with the log locked: it must not call back
+    /// into this client. Returns `None` at once when no match is logged and the connection has
+    /// ended (no event can come any more).
+    fn wait_event(
+        &self,
+        from: usize,
+        predicate: &dyn Fn(&Event) -> bool,
+        timeout: Duration,
+    ) -> Option<(usize, Event)> {
+        let deadline = Instant::now().checked_add(timeout);
+        let mut next = from;
+        let mut state = lock(&self.shared.state);
+        loop {
+            if let Some(found) = state
+                .events
+                .iter()
+                .enumerate()
+                .skip(next)
+                .find(|(_, e)| predicate(e))
+            {
+                return Some((found.0, found.1.clone()));
+            }
+            next = next.max(state.events.len());
+            if state.closed.is_some() {
+                return None;
+            }
+            let now = Instant::now();
+            let left = match deadline {
+                Some(d) if d <= now => return None,
+                Some(d) => d - now,
+                None => Duration::from_secs(3600),
+            };
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+}
+
+/// A masking key for a client frame (RFC 6455 §5.3: unpredictable per frame).
+fn mask() -> [u8; 4] {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let bits = h.finish();
+    [
+        bits as u8,
+        (bits >> 8) as u8,
+        (bits >> 16) as u8,
+        (bits >> 24) as u8,
+    ]
+}
+
+/// The reader thread: reads messages until the connection ends, then fails what is pending.
+fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
+    let why = loop {
+        let read = ws.read();
+        let out = std::mem::take(&mut ws.get_mut().out);
+        if !out.is_empty() {
+            // Pongs and the close reply; a failure here ends the connection like any other.
+            let _ = shared.write_frames(&out);
+        }
+        match read {
+            Ok(Message::Text(text)) => shared.dispatch(text.as_str()),
+            Ok(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
+                Ok(text) => shared.dispatch(text),
+                Err(_) => shared.log_error("a binary message that is not UTF-8".into()),
+            },
+            Ok(Message::Close(frame)) => {
+                let why = match frame {
+                    Some(f) if !f.reason.is_empty() => format!(
+                        "the browser closed the WebSocket ({}: {})",
+                        u16::from(f.code),
+                        f.reason.as_str()
+                    ),
+                    Some(f) => format!("the browser closed the WebSocket ({})", u16::from(f.code)),
+                    None => "the browser closed the WebSocket".to_string(),
+                };
+                shared.fail(why);
+            }
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::Interrupted
+                        | io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                ) => {}
+            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+                break "the browser closed the connection".to_string();
+            }
+            Err(tungstenite::Error::Io(e)) => {
+                break format!("the connection failed: {e}");
+            }
+            Err(tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+            )) => {
+                break "the browser dropped the connection (no closing handshake)".to_string();
+            }
+            Err(
+                e @ (tungstenite::Error::Protocol(_)
+                | tungstenite::Error::Capacity(_)
+                | tungstenite::Error::Utf8(_)
+                | tungstenite::Error::AttackAttempt),
+            ) => {
+                let why = format!("malformed or oversized data from the browser: {e}");
+                shared.log_error(why.clone());
+                break why;
+            }
+            Err(e) => break format!("the WebSocket failed: {e}"),
+        }
+    };
+    shared.fail(why);
+    let _ = shared.socket.shutdown(Shutdown::Both);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_split() {
+        assert_eq!(
+            split_url("ws://127.0.0.1:9333/devtools/browser/x", "ws", 80),
+            Some(("127.0.0.1".into(), 9333, "/devtools/browser/x".into()))
+        );
+        assert_eq!(
+            split_url("WS://[::1]:1234", "ws", 80),
+            Some(("::1".into(), 1234, "/".into()))
+        );
+        assert_eq!(
+            split_url("http://localhost", "http", 80),
+            Some(("localhost".into(), 80, "/".into()))
+        );
+        assert_eq!(split_url("http://h:99999/", "http", 80), None);
+        assert_eq!(split_url("http://u@h:1/", "http", 80), None);
+        assert_eq!(split_url("ws://:1/", "ws", 80), None);
+        assert_eq!(split_url("ftp://h/", "ws", 80), None);
+    }
+
+    #[test]
+    fn protocol_errors_keep_code_message_and_data() {
+        let e = protocol_error(&serde_json::json!({
+            "code": -32602, "message": "Invalid parameters", "data": "Failed to deserialize params.url"
+        }));
+        assert_eq!(
+            e,
+            CallError::Protocol {
+                code: -32602,
+                message: "Invalid parameters\nFailed to deserialize params.url".into()
+            }
+        );
+        let e =
+            protocol_error(&serde_json::json!({"code": -32601, "message": "'X.y' wasn't found"}));
+        assert_eq!(
+            e,
+            CallError::Protocol {
+                code: -32601,
+                message: "'X.y' wasn't found".into()
+            }
+        );
+    }
+
+    #[test]
+    fn clip_cuts_on_characters() {
+        let long = "é".repeat(300);
+        let c = clip(&long);
+        assert_eq!(c.chars().count(), 201);
+        assert_eq!(clip("short"), "short");
+    }
+}
