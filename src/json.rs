@@ -1,4 +1,7 @@
-//! Reading the crate's versioned JSON documents.
+//! Reading the crate's versioned JSON documents, and the JSON pointers and tree walk every
+//! problem path of `validate` is written with.
+// The pointer and walk helpers serve `validate` (feature `cli`) today.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -36,4 +39,123 @@ pub(crate) fn parse_versioned<T: DeserializeOwned>(
         }
     }
     serde_json::from_str(text).map_err(|e| Error::json(what, &e))
+}
+
+/// The JSON pointer of `segments`, each escaped as RFC 6901 says (`~` as `~0`, `/` as `~1`):
+/// the one escaping every message and problem path of the crate uses.
+pub(crate) fn pointer<I, S>(segments: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: std::fmt::Display,
+{
+    let mut out = String::new();
+    for segment in segments {
+        out.push('/');
+        push_escaped(&mut out, &segment.to_string());
+    }
+    out
+}
+
+/// `parent` followed by the segment `segment`, escaped.
+pub(crate) fn child(parent: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(parent.len() + segment.len() + 1);
+    out.push_str(parent);
+    out.push('/');
+    push_escaped(&mut out, segment);
+    out
+}
+
+fn push_escaped(out: &mut String, segment: &str) {
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// What [`walk`] visits: an object's key, or a value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Node<'a> {
+    /// A member's key; the pointer is the member's.
+    Key(&'a str),
+    /// A value (the root, a member's value or an array item).
+    Value(&'a Value),
+}
+
+/// Calls `f(pointer, node)` on `value` and everything under it, depth-first in document order:
+/// each value, and each object key just before its value, with the pointer of the value.
+pub(crate) fn walk<'a>(value: &'a Value, f: &mut dyn FnMut(&str, Node<'a>)) {
+    fn go<'a>(value: &'a Value, path: &mut String, f: &mut dyn FnMut(&str, Node<'a>)) {
+        f(path, Node::Value(value));
+        let len = path.len();
+        match value {
+            Value::Object(members) => {
+                for (k, v) in members {
+                    path.push('/');
+                    push_escaped(path, k);
+                    f(path, Node::Key(k));
+                    go(v, path, f);
+                    path.truncate(len);
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.push('/');
+                    path.push_str(&i.to_string());
+                    go(v, path, f);
+                    path.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    go(value, &mut String::new(), f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_escapes_tilde_before_slash() {
+        assert_eq!(pointer(["a/b", "m~n", "~1"]), "/a~1b/m~0n/~01");
+        assert_eq!(pointer::<[&str; 0], &str>([]), "");
+        assert_eq!(child("/x", "a/~"), "/x/a~1~0");
+        // The pointer resolves back to the member.
+        let v = serde_json::json!({"a/b": {"m~n": [1, 2]}});
+        assert_eq!(
+            v.pointer(&format!("{}/1", pointer(["a/b", "m~n"]))),
+            Some(&serde_json::json!(2))
+        );
+    }
+
+    #[test]
+    fn walk_visits_every_key_and_value_with_its_pointer() {
+        let v = serde_json::json!({"a/b": [1, {"c": "d"}]});
+        let mut seen = Vec::new();
+        walk(&v, &mut |p, n| {
+            seen.push(match n {
+                Node::Key(k) => format!("{p} key {k}"),
+                Node::Value(v) => format!("{p} = {v}"),
+            })
+        });
+        assert_eq!(
+            seen,
+            [
+                r#" = {"a/b":[1,{"c":"d"}]}"#,
+                "/a~1b key a/b",
+                r#"/a~1b = [1,{"c":"d"}]"#,
+                "/a~1b/0 = 1",
+                r#"/a~1b/1 = {"c":"d"}"#,
+                "/a~1b/1/c key c",
+                r#"/a~1b/1/c = "d""#,
+            ]
+        );
+        for line in &seen {
+            let path = line.split(' ').next().unwrap();
+            assert!(v.pointer(path).is_some(), "{path} does not resolve");
+        }
+    }
 }

@@ -71,6 +71,7 @@ pub const PROTECTED: &str = include_str!("../protected.json");
 mod error;
 #[cfg(feature = "serde")]
 mod json;
+pub mod ports;
 pub use error::Error;
 
 #[cfg(feature = "serde")]

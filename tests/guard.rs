@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use slicc_browsers::validate::{validate_dir, Problem, GUARD_RULES};
+use slicc_browsers::validate::{validate_dir, validate_dir_strict, Level, Problem, GUARD_RULES};
 
 const FILE: &str = "guard-vectors.json";
 
@@ -13,8 +13,18 @@ fn shipped() -> Value {
     serde_json::from_str(slicc_browsers::GUARD_VECTORS).unwrap()
 }
 
-/// Copies the crate's catalog, schemas and vectors into a temp dir, with `vectors` as the vector file.
+/// Copies the crate's catalog, schemas and vectors into a temp dir, with `vectors` as the vector
+/// file, and validates it: the errors.
 fn validate_copy(vectors: &Value) -> Vec<Problem> {
+    validate_copy_with(vectors, validate_dir)
+}
+
+/// [`validate_copy`] with the warnings too (`validate --strict`).
+fn validate_copy_strict(vectors: &Value) -> Vec<Problem> {
+    validate_copy_with(vectors, validate_dir_strict)
+}
+
+fn validate_copy_with(vectors: &Value, validate: fn(&Path) -> Vec<Problem>) -> Vec<Problem> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("schema")).unwrap();
@@ -32,7 +42,7 @@ fn validate_copy(vectors: &Value) -> Vec<Problem> {
         serde_json::to_string_pretty(vectors).unwrap(),
     )
     .unwrap();
-    validate_dir(dir.path())
+    validate(dir.path())
 }
 
 fn vector<'a>(set: &'a mut Value, id: &str) -> &'a mut Value {
@@ -111,12 +121,6 @@ const CASES: &[(&str, Option<&str>, Edit)] = &[
     ("depends-on", Some("C6.read-cookies"), |s| {
         vector(s, "C6.read-cookies")["observe"]["leaked"]["dependsOn"] = json!(["nope"])
     }),
-    ("depends-on", Some("C3.self-navigating"), |s| {
-        push(
-            &mut vector(s, "C3.self-navigating")["trigger"],
-            json!({"settle": {"beacon": "{target}", "required": true, "dependsOn": ["refused.0"]}}),
-        )
-    }),
     ("requires", Some("C3.self-navigating"), |s| {
         vector(s, "C3.self-navigating")["setup"][1]
             .as_object_mut()
@@ -136,8 +140,10 @@ const CASES: &[(&str, Option<&str>, Edit)] = &[
         vector(s, "C5.xhr")["trigger"][0]["url"] =
             json!(format!("http://127.0.0.1:{}/data", 9220 + 2))
     }),
-    ("reserved-ports", Some("B1.create-target"), |s| {
-        vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9220 + 9)
+    ("reserved-ports", Some("C5.fetch"), |s| {
+        // A leading zero is the same port to a URL parser.
+        vector(s, "C5.fetch")["trigger"][0]["url"] =
+            json!(format!("http://127.0.0.1:0{}/data", 9220 + 3))
     }),
     ("live-check-required", Some("C5.image"), |s| {
         vector(s, "C5.image")
@@ -215,18 +221,12 @@ const CASES: &[(&str, Option<&str>, Edit)] = &[
     ("either-design-dependent", Some("E6.locale"), |s| {
         vector(s, "E6.locale")["expected"]["overridden"] = json!("either")
     }),
-    ("either-design-dependent", Some("C1.replace"), |s| {
-        vector(s, "C1.replace")["designDependent"] = json!(["detached", "nope"])
-    }),
     ("call-names", Some("C3.activate-target"), |s| {
         vector(s, "C3.activate-target")["observe"]["activated"]["check"]["result"] = json!("nope")
     }),
     ("call-names", Some("C6.get-all-cookies"), |s| {
         vector(s, "C6.get-all-cookies")["observe"]["withheld"]["check"]["any"][0]["refused"] =
             json!(["read", "nope"])
-    }),
-    ("call-names", Some("C5.guessed-id.fulfill"), |s| {
-        vector(s, "C5.guessed-id.fulfill")["trigger"][0]["as"] = json!("victim")
     }),
     ("refusal-patterns", Some("C1.init-script-nav"), |s| {
         vector(s, "C1.init-script-nav")["setup"][2]["refusal"]["match"] = json!("(unclosed")
@@ -235,15 +235,113 @@ const CASES: &[(&str, Option<&str>, Edit)] = &[
         vector(s, "C3.get-target-info")["observe"]["pathShown"]["check"]["equals"] =
             json!(["n=dest-{tag}"])
     }),
-    ("predicates", Some("B6.target-listing"), |s| {
-        vector(s, "B6.target-listing")["observe"]["pathListed"]["check"]["equals"] =
-            json!({"$any": {}})
-    }),
     ("predicates", Some("B5.response-cookies"), |s| {
         vector(s, "B5.response-cookies")["observe"]["setCookieSeen"]["check"]["where"]["params"]
             ["headers"] = json!({"$regex": "[{cookie}"})
     }),
 ];
+
+/// Each rule of this crate's own, the vector a copy breaks it in, and the edit: a warning under
+/// `validate --strict`, never an error.
+const WARNING_CASES: &[(&str, &str, Edit)] = &[
+    ("as-unique-per-leg", "C5.guessed-id.fulfill", |s| {
+        vector(s, "C5.guessed-id.fulfill")["trigger"][0]["as"] = json!("victim")
+    }),
+    ("settle-depends-on", "C3.self-navigating", |s| {
+        push(
+            &mut vector(s, "C3.self-navigating")["trigger"],
+            json!({"settle": {"beacon": "{target}", "required": true, "dependsOn": ["refused.0"]}}),
+        )
+    }),
+    ("design-dependent-defined", "C1.replace", |s| {
+        vector(s, "C1.replace")["designDependent"] = json!(["detached", "nope"])
+    }),
+    ("predicate-operators", "B6.target-listing", |s| {
+        vector(s, "B6.target-listing")["observe"]["pathListed"]["check"]["equals"] =
+            json!({"$any": {}})
+    }),
+    ("rust-regex", "C1.init-script-nav", |s| {
+        // Look-ahead: a JavaScript regular expression the regex crate lacks.
+        vector(s, "C1.init-script-nav")["setup"][2]["refusal"]["match"] = json!("(?=refused)ref")
+    }),
+    ("rust-regex", "B5.response-cookies", |s| {
+        vector(s, "B5.response-cookies")["observe"]["setCookieSeen"]["check"]["where"]["params"]
+            ["headers"] = json!({"$regex": "(a)\\1"})
+    }),
+    ("reserved-numbers", "B1.create-target", |s| {
+        vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9220 + 9)
+    }),
+    ("reserved-numbers", "C1.form", |s| {
+        vector(s, "C1.form")["live"] = json!(format!("a tag n={} is no URL", 9220 + 4))
+    }),
+];
+
+#[test]
+fn each_rule_of_our_own_only_warns_under_strict() {
+    let mut failures = Vec::new();
+    for (rule, id, edit) in WARNING_CASES {
+        let mut set = shipped();
+        edit(&mut set);
+        let errors: Vec<Problem> = validate_copy(&set)
+            .into_iter()
+            .filter(|p| p.file == FILE)
+            .collect();
+        if !errors.is_empty() {
+            failures.push(format!(
+                "{rule} on {id}: the copy has errors:\n  {}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ));
+        }
+        let strict = validate_copy_strict(&set);
+        let hit = strict.iter().any(|p| {
+            p.file == FILE
+                && p.rule == *rule
+                && p.level == Level::Warning
+                && p.message.starts_with(&format!("vector {id}: "))
+        });
+        if !hit {
+            failures.push(format!(
+                "{rule} on {id} was not warned about; got:\n  {}",
+                strict
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_rule_cites_where_it_comes_from_and_its_level_follows() {
+    for rule in GUARD_RULES {
+        match rule.level {
+            Level::Error => assert!(
+                (rule.source.starts_with("spec, ") || rule.source.starts_with("note "))
+                    && rule.source.contains(": \""),
+                "{}: an error rule quotes the spec or the format note, not {:?}",
+                rule.name,
+                rule.source
+            ),
+            Level::Warning => assert!(
+                rule.source.starts_with("this crate's: "),
+                "{}: a warning says it is this crate's own, not {:?}",
+                rule.name,
+                rule.source
+            ),
+        }
+        assert!(!rule.checks.is_empty());
+    }
+    let mut names: Vec<&str> = GUARD_RULES.iter().map(|r| r.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), GUARD_RULES.len(), "a rule name is used twice");
+}
 
 #[test]
 fn the_shipped_vectors_have_no_problems() {
@@ -261,6 +359,13 @@ fn the_shipped_vectors_have_no_problems() {
             .join("\n")
     );
     assert!(validate_copy(&shipped()).iter().all(|p| p.file != FILE));
+    // Not even a warning: the crate's own file keeps the crate's own rules.
+    let warnings: Vec<String> = validate_copy_strict(&shipped())
+        .iter()
+        .filter(|p| p.file == FILE)
+        .map(ToString::to_string)
+        .collect();
+    assert!(warnings.is_empty(), "{}", warnings.join("\n"));
 }
 
 #[test]
@@ -270,6 +375,12 @@ fn each_rule_refuses_its_broken_copy_naming_the_rule_and_the_vector() {
         let mut set = shipped();
         edit(&mut set);
         let problems = validate_copy(&set);
+        for p in problems.iter().filter(|p| p.file == FILE) {
+            assert!(
+                GUARD_RULES.iter().any(|r| r.name == p.rule),
+                "{p} names a rule GUARD_RULES lacks"
+            );
+        }
         let hit = problems.iter().any(|p| {
             p.file == FILE
                 && p.rule == *rule
@@ -291,16 +402,31 @@ fn each_rule_refuses_its_broken_copy_naming_the_rule_and_the_vector() {
 
 #[test]
 fn every_rule_has_a_broken_copy() {
-    for (rule, _) in GUARD_RULES {
+    for rule in GUARD_RULES {
+        let covered = match rule.level {
+            Level::Error => CASES.iter().any(|(r, _, _)| *r == rule.name),
+            Level::Warning => WARNING_CASES.iter().any(|(r, _, _)| *r == rule.name),
+        };
         assert!(
-            CASES.iter().any(|(r, _, _)| r == rule),
-            "rule {rule} has no broken copy in CASES"
+            covered,
+            "rule {} ({:?}) has no broken copy",
+            rule.name, rule.level
         );
     }
     for (rule, _, _) in CASES {
         assert!(
-            GUARD_RULES.iter().any(|(r, _)| r == rule),
-            "{rule} is not in GUARD_RULES"
+            GUARD_RULES
+                .iter()
+                .any(|r| r.name == *rule && r.level == Level::Error),
+            "{rule} is not an error rule of GUARD_RULES"
+        );
+    }
+    for (rule, _, _) in WARNING_CASES {
+        assert!(
+            GUARD_RULES
+                .iter()
+                .any(|r| r.name == *rule && r.level == Level::Warning),
+            "{rule} is not a warning rule of GUARD_RULES"
         );
     }
 }
@@ -386,4 +512,132 @@ fn the_set_covers_every_family_the_issue_names() {
             v.id
         );
     }
+}
+
+/// A hand-written, spec-conforming vector file of `tests/data/guard-vectors/`.
+fn conforming(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/guard-vectors")
+        .join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// The rules `validate --strict` warns about on a copy with `vectors`, sorted; fails on any
+/// error.
+fn only_warnings(name: &str, vectors: &Value) -> Vec<String> {
+    let errors: Vec<String> = validate_copy(vectors)
+        .iter()
+        .filter(|p| p.file == FILE)
+        .map(ToString::to_string)
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{name} conforms to the spec, yet:\n{}",
+        errors.join("\n")
+    );
+    let mut rules: Vec<String> = validate_copy_strict(vectors)
+        .into_iter()
+        .filter(|p| p.file == FILE)
+        .inspect(|p| assert_eq!(p.level, Level::Warning, "{p}"))
+        .map(|p| p.rule)
+        .collect();
+    rules.sort();
+    rules.dedup();
+    rules
+}
+
+#[test]
+fn every_spec_conforming_file_validates() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guard-vectors");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 3, "{names:?}");
+    for name in &names {
+        only_warnings(name, &conforming(name));
+        // The types read it too, as the runner will.
+        let text = serde_json::to_string(&conforming(name)).unwrap();
+        slicc_browsers::guard::Vectors::parse(&text)
+            .unwrap_or_else(|e| panic!("{name}: the types refuse it: {e}"));
+    }
+}
+
+#[test]
+fn an_as_name_may_be_split_across_legs_but_not_shared_on_one() {
+    let split = conforming("split-names.json");
+    assert_eq!(
+        only_warnings("split-names.json", &split),
+        Vec::<String>::new()
+    );
+    // The same file with the two `probe` steps on one leg: a warning, still no error.
+    let mut one_leg = split.clone();
+    vector(&mut one_leg, "C3.split-names")["setup"][2]["on"] = json!("control");
+    assert_eq!(
+        only_warnings("split-names.json, one leg", &one_leg),
+        ["as-unique-per-leg"]
+    );
+    // Nested steps run only where their children step runs: `inside` under a guarded and a
+    // control children step never meets itself, not even when the nested steps say nothing.
+    let mut nested = split.clone();
+    vector(&mut nested, "C3.split-names")["setup"][2]["as"] = json!("other");
+    assert_eq!(
+        only_warnings("split-names.json, nested", &nested),
+        Vec::<String>::new()
+    );
+    // Without `on` on the second children step, both children steps run on the guarded leg.
+    let mut both = split;
+    vector(&mut both, "C3.split-names")["setup"][5]
+        .as_object_mut()
+        .unwrap()
+        .remove("on");
+    assert_eq!(
+        only_warnings("split-names.json, both", &both),
+        ["as-unique-per-leg"]
+    );
+}
+
+#[test]
+fn a_page_or_browser_call_with_a_browser_context_needs_no_requires() {
+    let set = conforming("browser-context.json");
+    assert_eq!(
+        only_warnings("browser-context.json", &set),
+        Vec::<String>::new()
+    );
+    let typed =
+        slicc_browsers::guard::Vectors::parse(&serde_json::to_string(&set).unwrap()).unwrap();
+    let v = typed.vector("C6.context-read").unwrap();
+    let call = v
+        .all_steps()
+        .into_iter()
+        .find(|s| s.method() == Some("Storage.getCookies"))
+        .unwrap();
+    assert!(call.requires().is_empty());
+    // Still, a browser-session call without its requires is an error (V9).
+    let mut broken = set.clone();
+    vector(&mut broken, "C6.context-read")["setup"][2]
+        .as_object_mut()
+        .unwrap()
+        .remove("requires");
+    assert!(validate_copy(&broken)
+        .iter()
+        .any(|p| p.rule == "requires" && p.message.starts_with("vector C6.context-read: ")));
+}
+
+#[test]
+fn what_the_spec_accepts_and_we_do_not_only_warns() {
+    let set = conforming("strict-warnings.json");
+    assert_eq!(
+        only_warnings("strict-warnings.json", &set),
+        [
+            "as-unique-per-leg",
+            "design-dependent-defined",
+            "predicate-operators",
+            "reserved-numbers",
+            "rust-regex",
+            "settle-depends-on",
+        ]
+    );
 }

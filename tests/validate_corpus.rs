@@ -410,6 +410,16 @@ fn ports_9222_to_9229_nowhere() {
         "corpus/flag-bare-port/expected.json",
         "/entries/0/endpoint/webSocketDebuggerUrl",
     );
+    // A leading zero is the same port (the copy this rule had before missed it).
+    let problems = after_case_edit("flag-bare-port", "case.json", |c| {
+        c["cdp"] = json!([format!("http://127.0.0.1:0{}/", banned(5))])
+    });
+    assert_reports(
+        &problems,
+        "ports",
+        "corpus/flag-bare-port/case.json",
+        "/cdp/0",
+    );
     // 19222 and 92220 are other ports.
     let problems = after_case_edit("flag-bare-port", "case.json", |c| {
         c["cdp"] = json!(["19222", "92220"])

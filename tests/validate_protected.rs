@@ -60,6 +60,16 @@ fn a_reserved_port_is_reported() {
         v["storageKeys"][0]["key"] = json!(format!("http://127.0.0.1:0{}/", reserved + 7))
     });
     assert_reports(&p, "reserved-ports", "/storageKeys/0/key");
+    // A tab inside the port: a WHATWG parser removes it, so the URL's port is reserved, and the
+    // text reading agrees with the URL parser's.
+    let split = format!("http://a.test:{}\t{}/", reserved / 100, reserved % 100);
+    assert_eq!(url::Url::parse(&split).unwrap().port(), Some(reserved));
+    assert_eq!(
+        slicc_browsers::ports::port_after_colon(&split),
+        Some(reserved)
+    );
+    let p = problems_after(|v| v["urls"][2]["url"] = json!(split));
+    assert_reports(&p, "reserved-ports", "/urls/2/url");
 }
 
 #[test]

@@ -315,6 +315,25 @@ impl Check {
         }
     }
 
+    /// The operands of a check still in JSON, each with its pointer under the check: what
+    /// [`Check::operands`] gives for a typed one, for `validate`, which reads files the types
+    /// may refuse.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn json_operands(kind: CheckKind, check: &Value) -> Vec<(String, &Value)> {
+        let key = kind.as_str();
+        match kind {
+            CheckKind::All | CheckKind::Any => check[key]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .enumerate()
+                .map(|(i, operand)| (format!("/{key}/{i}"), operand))
+                .collect(),
+            CheckKind::Not => vec![(format!("/{key}"), &check[key])],
+            _ => Vec::new(),
+        }
+    }
+
     /// Every observer the check needs: its own and, for `all`, its operands'. An `any` needs
     /// only one available alternative, so it counts as its own (`client`).
     pub fn observers(&self) -> Vec<Observer> {

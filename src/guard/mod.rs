@@ -47,6 +47,8 @@ pub use check::{
 };
 pub use map::NamedMap;
 pub use shapes::{BlockSpec, CallNames, CanaryState, Chain, Filtered, UrlRef};
+#[cfg(feature = "cli")]
+pub(crate) use step::{flatten, Flat, Legs};
 pub use step::{
     Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop, PageStep, Refusal, Settle,
     SettleStep, Step, StepKind, TextStep, WaitStep, Where,
@@ -109,6 +111,29 @@ pub const SESSION_BROWSER: &str = "browser";
 pub const SESSION_PAGE_OR_BROWSER: &str = "page-or-browser";
 /// `session: "child"`: the current auto-attached target.
 pub const SESSION_CHILD: &str = "child";
+
+/// Every name top-level `targets` must hold: the protected targets, then the ordinary origins.
+pub const TARGET_NAMES: [&str; 7] = [
+    TARGET_SEVEN,
+    TARGET_VAULT,
+    TARGET_VAULT_X,
+    TARGET_APEX,
+    TARGET_OWN,
+    ORDINARY,
+    ORDINARY_SAME_SITE,
+];
+/// The detach variant `prompt` (0 ms).
+pub const VARIANT_PROMPT: &str = "prompt";
+/// The detach variant `lagging` (8000 ms).
+pub const VARIANT_LAGGING: &str = "lagging";
+/// Every capability, exactly the keys of top-level `capabilities`.
+pub const CAPABILITIES: [&str; 3] = [CAP_AUTO_ATTACH, CAP_BROWSER_SESSION, CAP_BROWSER_CONTEXTS];
+
+/// The refusal name of a refusable step (§3.2): its `as`, else `refused.<index>` with `index`
+/// its place in [`Vector::all_steps`].
+pub fn refusal_name(name: Option<&str>, index: usize) -> String {
+    name.map_or_else(|| format!("refused.{index}"), str::to_string)
+}
 
 /// Parses the embedded [`GUARD_VECTORS`](crate::GUARD_VECTORS) (feature `corpus`).
 ///
@@ -266,10 +291,10 @@ impl Vector {
     /// Every step, flattened in refusal-name order: `setup`, then `trigger`, each `children`
     /// step followed at once by its own steps, depth-first.
     pub fn all_steps(&self) -> Vec<&Step> {
-        let mut out = Vec::new();
-        step::flatten_into(&self.setup, &mut out);
-        step::flatten_into(&self.trigger, &mut out);
-        out
+        step::flatten(&self.setup, &self.trigger)
+            .into_iter()
+            .map(|f| f.step)
+            .collect()
     }
 
     /// The refusal name of each refusable step, in step order: its `as`, or `refused.<i>`
@@ -279,10 +304,7 @@ impl Vector {
             .iter()
             .enumerate()
             .filter(|(_, s)| s.is_refusable())
-            .map(|(i, s)| {
-                s.name()
-                    .map_or_else(|| format!("refused.{i}"), str::to_string)
-            })
+            .map(|(i, s)| refusal_name(s.name(), i))
             .collect()
     }
 

@@ -407,11 +407,131 @@ impl Step {
     }
 }
 
-/// Appends `steps` and their nested steps to `out`, depth-first, each `children` step before
-/// its own steps: the order refusal names are counted in.
-pub(crate) fn flatten_into<'a>(steps: &'a [Step], out: &mut Vec<&'a Step>) {
-    for step in steps {
-        out.push(step);
-        flatten_into(step.children(), out);
+/// The legs a step runs on: its own `on` within its `children` step's.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Legs {
+    /// Runs on the control leg.
+    pub control: bool,
+    /// Runs on the guarded leg.
+    pub guarded: bool,
+}
+
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+impl Legs {
+    /// Both legs: a top-level step without `on`.
+    pub const BOTH: Legs = Legs {
+        control: true,
+        guarded: true,
+    };
+
+    /// The legs a step with this `on` runs on, inside a step running on `outer`: a nested step
+    /// runs only where its `children` step runs.
+    pub fn within(outer: Legs, on: Option<&str>) -> Legs {
+        match on {
+            None => outer,
+            Some(super::CONTROL) => Legs {
+                control: outer.control,
+                guarded: false,
+            },
+            Some(super::GUARDED) => Legs {
+                control: false,
+                guarded: outer.guarded,
+            },
+            Some(_) => Legs {
+                control: false,
+                guarded: false,
+            },
+        }
     }
+
+    /// Whether the step runs on `leg` ([`CONTROL`](super::CONTROL) or
+    /// [`GUARDED`](super::GUARDED)).
+    pub fn has(self, leg: &str) -> bool {
+        match leg {
+            super::CONTROL => self.control,
+            super::GUARDED => self.guarded,
+            _ => false,
+        }
+    }
+
+    /// Whether both run on a common leg.
+    pub fn overlap(self, other: Legs) -> bool {
+        (self.control && other.control) || (self.guarded && other.guarded)
+    }
+}
+
+/// A step as the flattening sees it: a typed [`Step`], or a step still in JSON (what
+/// `validate` reads, so that a file the types refuse is still checked).
+pub(crate) trait StepNode: Sized {
+    /// The step's `on`.
+    fn on(&self) -> Option<&str>;
+    /// The steps nested in it (a `children` step's), empty for the rest.
+    fn nested(&self) -> &[Self];
+}
+
+impl StepNode for Step {
+    fn on(&self) -> Option<&str> {
+        Step::on(self)
+    }
+    fn nested(&self) -> &[Step] {
+        self.children()
+    }
+}
+
+impl StepNode for Value {
+    fn on(&self) -> Option<&str> {
+        self.get("on").and_then(Value::as_str)
+    }
+    fn nested(&self) -> &[Value] {
+        self.get(StepKind::Children.as_str())
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// One step of the flattening.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub(crate) struct Flat<'a, T> {
+    /// The step.
+    pub step: &'a T,
+    /// Its index: its place in the flattening, counted from 0 (§3.2).
+    pub index: usize,
+    /// Its JSON pointer inside the vector, such as `/setup/1/children/0`.
+    pub pointer: String,
+    /// The legs it runs on.
+    pub legs: Legs,
+}
+
+/// A vector's steps flattened in refusal-name order (§3.2): `setup`, then `trigger`, each
+/// `children` step followed at once by its own steps, depth-first, every step counted
+/// (`text` ones too) before `on` is applied. The one walk of the runner's order that the types
+/// and `validate` share.
+pub(crate) fn flatten<'a, T: StepNode>(setup: &'a [T], trigger: &'a [T]) -> Vec<Flat<'a, T>> {
+    fn go<'a, T: StepNode>(
+        steps: &'a [T],
+        at: &mut String,
+        legs: Legs,
+        out: &mut Vec<Flat<'a, T>>,
+    ) {
+        for (i, step) in steps.iter().enumerate() {
+            let len = at.len();
+            at.push('/');
+            at.push_str(&i.to_string());
+            let legs = Legs::within(legs, step.on());
+            out.push(Flat {
+                step,
+                index: out.len(),
+                pointer: at.clone(),
+                legs,
+            });
+            at.push_str("/children");
+            go(step.nested(), at, legs, out);
+            at.truncate(len);
+        }
+    }
+    let mut out = Vec::new();
+    go(setup, &mut "/setup".to_string(), Legs::BOTH, &mut out);
+    go(trigger, &mut "/trigger".to_string(), Legs::BOTH, &mut out);
+    out
 }

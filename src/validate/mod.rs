@@ -4,6 +4,12 @@
 //! [`validate_dir`] checks a directory laid out like this crate (the shipped files by default,
 //! or a broken copy in a test) and returns every problem found, each with the file, the JSON
 //! path and the rule it breaks.
+//!
+//! Problems have a [`Level`]. An [`Level::Error`] breaks a rule the spec states (each rule
+//! cites its sentence); a [`Level::Warning`] breaks a rule of this crate's own that the spec
+//! does not state, so a file the spec accepts is never refused for it. [`validate_dir`] returns
+//! the errors only; [`validate_dir_strict`] (what `slicc-browsers validate --strict` prints)
+//! returns the warnings too.
 
 mod catalog;
 mod corpus;
@@ -13,7 +19,7 @@ mod protected;
 
 pub use catalog::catalog_rules;
 pub use corpus::corpus_rules;
-pub use guard::{guard_problems, guard_rules, RULES as GUARD_RULES};
+pub use guard::{guard_problems, guard_rules, Rule, RULES as GUARD_RULES};
 pub use protected::protected_rules;
 
 use std::fmt;
@@ -21,9 +27,21 @@ use std::path::Path;
 
 use serde_json::Value;
 
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// The file breaks a rule the spec states: other readers may refuse or misread it.
+    Error,
+    /// The file breaks a rule of this crate's own, which the spec does not state: it is still
+    /// a file the spec accepts. Reported only by [`validate_dir_strict`] (`validate --strict`).
+    Warning,
+}
+
 /// One problem found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
+    /// An error (a rule of the spec) or a warning (a rule of this crate's own).
+    pub level: Level,
     /// The file, relative to the validated directory, such as `catalog.json`.
     pub file: String,
     /// The JSON pointer of the value, such as `/browsers/3/id` (empty for the whole file).
@@ -35,7 +53,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// A problem in `file` at `path`, breaking `rule`.
+    /// An error in `file` at `path`, breaking `rule`.
     pub fn new(
         file: impl Into<String>,
         path: impl Into<String>,
@@ -43,11 +61,32 @@ impl Problem {
         message: impl Into<String>,
     ) -> Problem {
         Problem {
+            level: Level::Error,
             file: file.into(),
             path: path.into(),
             rule: rule.into(),
             message: message.into(),
         }
+    }
+}
+
+impl Problem {
+    /// A warning in `file` at `path`, breaking `rule`, a rule of this crate's own.
+    pub fn warning(
+        file: impl Into<String>,
+        path: impl Into<String>,
+        rule: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Problem {
+        Problem {
+            level: Level::Warning,
+            ..Problem::new(file, path, rule, message)
+        }
+    }
+
+    /// Whether this is an error (a rule the spec states).
+    pub fn is_error(&self) -> bool {
+        self.level == Level::Error
     }
 }
 
@@ -58,9 +97,13 @@ impl fmt::Display for Problem {
         } else {
             &self.path
         };
+        let level = match self.level {
+            Level::Error => "",
+            Level::Warning => "warning ",
+        };
         write!(
             f,
-            "{}: {}: [{}] {}",
+            "{}: {}: {level}[{}] {}",
             self.file, path, self.rule, self.message
         )
     }
@@ -68,7 +111,16 @@ impl fmt::Display for Problem {
 
 /// Validates every file of a crate directory: `catalog.json` and whichever of the corpus,
 /// `protected.json` and `guard-vectors.json` it holds, each against its schema in `schema/`.
+/// Returns the errors: the rules the spec states. [`validate_dir_strict`] adds the warnings.
 pub fn validate_dir(dir: &Path) -> Vec<Problem> {
+    let mut problems = validate_dir_strict(dir);
+    problems.retain(Problem::is_error);
+    problems
+}
+
+/// [`validate_dir`], with the warnings too: the rules of this crate's own that the spec does
+/// not state (`slicc-browsers validate --strict`).
+pub fn validate_dir_strict(dir: &Path) -> Vec<Problem> {
     let mut problems = Vec::new();
     let Some(catalog) = read_json(dir, "catalog.json", &mut problems) else {
         return problems;
@@ -164,8 +216,5 @@ where
     I: IntoIterator<Item = S>,
     S: fmt::Display,
 {
-    segments
-        .into_iter()
-        .map(|s| format!("/{}", s.to_string().replace('~', "~0").replace('/', "~1")))
-        .collect()
+    crate::json::pointer(segments)
 }

@@ -4,21 +4,20 @@ use serde_json::Value;
 
 use super::{pointer, Problem};
 use crate::catalog::ProtectedOrigins;
+use crate::json::Node;
 use crate::protected::{Matcher, Opener, Vectors};
-
-/// The ports no vector may use: the browsers' debugging ports.
-const RESERVED: std::ops::RangeInclusive<u16> = 9222..=9229;
 
 /// Checks `value` (the contents of `file`, a `protected.json`) against the `catalog` beside it:
 ///
 /// - `origins`: every extra origin is a `scheme://host[:port]` origin;
 /// - `vectors-pass`: every vector gives its `protected` answer through the matcher;
-/// - `reserved-ports`: no text uses a port from 9222 to 9229.
+/// - `reserved-ports`: no text uses a port from 9222 to 9229 (the spec: "no vector uses a port
+///   from 9222 to 9229"), read by [`crate::ports::port_after_colon`].
 ///
 /// A file or catalog of the wrong shape is left to the schema checks.
 pub fn protected_rules(file: &str, catalog: &Value, value: &Value) -> Vec<Problem> {
     let mut problems = Vec::new();
-    reserved_ports(file, value, &mut Vec::new(), &mut problems);
+    reserved_ports(file, value, &mut problems);
     let Ok(vectors) = serde_json::from_value::<Vectors>(value.clone()) else {
         return problems;
     };
@@ -93,62 +92,18 @@ pub fn protected_rules(file: &str, catalog: &Value, value: &Value) -> Vec<Proble
     problems
 }
 
-/// Reports every string in `value` that uses a reserved port, as text (`:9222`, `:09222`) or
-/// as the port of the URL it parses to.
-fn reserved_ports(file: &str, value: &Value, at: &mut Vec<String>, problems: &mut Vec<Problem>) {
-    match value {
-        Value::String(s) => {
-            if let Some(port) = reserved_port(s) {
+/// Reports every string in `value` that uses a reserved port as a URL's or `host:port`'s port.
+fn reserved_ports(file: &str, value: &Value, problems: &mut Vec<Problem>) {
+    crate::json::walk(value, &mut |path, node| {
+        if let Node::Value(Value::String(s)) = node {
+            if let Some(port) = crate::ports::port_after_colon(s) {
                 problems.push(Problem::new(
                     file,
-                    pointer(at.iter()),
+                    path,
                     "reserved-ports",
                     format!("{s:?} uses port {port}, which is reserved for the browsers' debugging ports"),
                 ));
             }
         }
-        Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                at.push(i.to_string());
-                reserved_ports(file, item, at, problems);
-                at.pop();
-            }
-        }
-        Value::Object(members) => {
-            for (key, item) in members {
-                at.push(key.clone());
-                reserved_ports(file, item, at, problems);
-                at.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn reserved_port(text: &str) -> Option<u16> {
-    if let Ok(url) = url::Url::parse(text) {
-        if let Some(port) = url.port_or_known_default().filter(|p| RESERVED.contains(p)) {
-            return Some(port);
-        }
-    }
-    // Any `:` followed by digits that read as a reserved port, wherever it is.
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b':' {
-            let digits: String = text[i + 1..]
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect();
-            if let Ok(port) = digits.parse::<u32>() {
-                if let Ok(port) = u16::try_from(port) {
-                    if RESERVED.contains(&port) {
-                        return Some(port);
-                    }
-                }
-            }
-        }
-        i += 1;
-    }
-    None
+    });
 }

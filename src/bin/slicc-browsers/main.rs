@@ -30,7 +30,10 @@ commands:
                       say whether each URL is protected, and why (--origin: an extra origin)
   check [--origin O]... --json-lines
                       read JSON strings from stdin, write one {url, protected} object per line
-  validate [DIR]      check the catalog, corpus and vector files (the crate's own by default)
+  validate [--strict] [DIR]
+                      check the catalog, corpus and vector files (the crate's own by default)
+                      against the spec's rules; --strict also prints warnings: rules of this
+                      crate's own that the spec does not state (they never fail the command)
   corpus build [DIR] [--check]
                       regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
 ";

@@ -1,11 +1,11 @@
 //! The check rules: S4, S5, the check half of S8, compare's two names (S7), the names checks
-//! read, refusal patterns and predicates.
+//! read, refusal patterns and predicates, and the warning `predicate-operators`.
 
-use regex::Regex;
 use serde_json::Value;
 
 use super::{Cx, Out};
-use crate::guard::{CheckKind, Observer};
+use crate::guard::{Check, CheckKind, Observer, CONTROL};
+use crate::json::child;
 
 /// Every check rule of one vector.
 pub(super) fn rules(cx: &Cx, out: &mut Out) {
@@ -53,9 +53,9 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
     };
     let kind = *kind;
     let key = kind.as_str();
-    let at = |member: &str| format!("{path}{}", super::pointer([member]));
+    let at = |member: &str| child(&path, member);
 
-    // S8: the kind's observer, and via: unguarded where the kind needs it.
+    // observers (S8): the kind's observer, and via: unguarded where the kind needs it.
     let observer = check
         .get("observer")
         .and_then(|o| o.as_str().and_then(Observer::from_key));
@@ -72,7 +72,9 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             format!("a {key} check declares observer {}", allowed.join(" or ")),
         );
     }
-    if matches!(kind, CheckKind::Title | CheckKind::Expression) && check["via"] != "unguarded" {
+    if matches!(kind, CheckKind::Title | CheckKind::Expression)
+        && check["via"] != Observer::Unguarded.as_str()
+    {
         out.add(
             cx,
             at("via"),
@@ -80,7 +82,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             format!("a {key} check needs via: \"unguarded\""),
         );
     }
-    // S4
+    // live-check-proofs (S4)
     if live {
         if kind.is_diagnostic() {
             out.add(
@@ -90,7 +92,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
                 format!("{key} is diagnostic, never a liveness proof"),
             );
         }
-        if check["on"] == "control" {
+        if check["on"] == CONTROL {
             out.add(
                 cx,
                 at("on"),
@@ -99,7 +101,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             );
         }
     }
-    // S5
+    // block-spec (S5)
     if matches!(
         kind,
         CheckKind::Blocked | CheckKind::History | CheckKind::FrameBlocked
@@ -125,7 +127,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             );
         }
     }
-    // S7: compare names two outcomes.
+    // step-shapes (S7): compare names two outcomes.
     if kind == CheckKind::Compare && check[key].as_array().is_none_or(|a| a.len() != 2) {
         out.add(
             cx,
@@ -134,7 +136,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             "compare needs exactly two names".into(),
         );
     }
-    // The names a check reads are `as` names of the vector's steps.
+    // call-names: the names a check reads are `as` names of the vector's steps.
     let names = cx.names();
     let mut read: Vec<(String, &str)> = Vec::new();
     fn call_names<'v>(read: &mut Vec<(String, &'v str)>, v: &'v Value, p: String) {
@@ -150,9 +152,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
         CheckKind::Refused | CheckKind::Reached | CheckKind::Compare => {
             call_names(&mut read, &check[key], at(key))
         }
-        CheckKind::Filtered => {
-            call_names(&mut read, &check[key]["from"], format!("{}/from", at(key)))
-        }
+        CheckKind::Filtered => call_names(&mut read, &check[key]["from"], child(&at(key), "from")),
         CheckKind::Result => {
             if let Some(n) = check[key].as_str() {
                 read.push((at(key), n));
@@ -175,48 +175,31 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             );
         }
     }
+    // refusal-patterns
     if let Some(pattern) = check["refusal"]["match"].as_str() {
-        if let Err(e) = Regex::new(pattern) {
-            out.add(
-                cx,
-                format!("{}/match", at("refusal")),
-                "refusal-patterns",
-                format!("{pattern:?} does not compile: {e}"),
-            );
-        }
+        super::regular_expression(
+            cx,
+            out,
+            pattern,
+            child(&at("refusal"), "match"),
+            "refusal-patterns",
+        );
     }
     for member in ["equals", "where"] {
         if let Some(p) = check.get(member) {
             predicate(cx, out, p, at(member));
         }
     }
-    match kind {
-        CheckKind::All | CheckKind::Any => {
-            for (i, operand) in check[key]
-                .as_array()
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
-                .iter()
-                .enumerate()
-            {
-                visit(cx, out, operand, format!("{}/{i}", at(key)), live);
-            }
-        }
-        CheckKind::Not => visit(cx, out, &check[key], at(key), live),
-        _ => {}
+    for (under, operand) in Check::json_operands(kind, check) {
+        visit(cx, out, operand, format!("{path}{under}"), live);
     }
-}
-
-/// A `{name}` placeholder, compiled once.
-fn placeholder_token() -> &'static Regex {
-    static TOKEN: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    TOKEN.get_or_init(|| Regex::new(r"\{[A-Za-z][A-Za-z-]*\}").expect("a valid pattern"))
 }
 
 /// The operators a predicate object may use.
 const OPERATORS: [&str; 5] = ["$contains", "$regex", "$some", "$every", "$encoded"];
 
-/// Checks a predicate: no arrays, known operators, compiling `$regex`, a well-formed `$encoded`.
+/// predicates: no arrays, `$contains` a string, `$encoded` well formed, `$regex` a regular
+/// expression; and the warning predicate-operators for an unknown `$` key.
 fn predicate(cx: &Cx, out: &mut Out, p: &Value, path: String) {
     match p {
         Value::Array(_) => out.add(
@@ -227,24 +210,13 @@ fn predicate(cx: &Cx, out: &mut Out, p: &Value, path: String) {
         ),
         Value::Object(m) => {
             for (k, v) in m {
-                let here = format!("{path}{}", super::pointer([k]));
+                let here = child(&path, k);
                 match k.as_str() {
                     "$contains" if !v.is_string() => {
                         out.add(cx, here, "predicates", "$contains takes a string".into())
                     }
                     "$regex" => match v.as_str() {
-                        Some(r) => {
-                            // Placeholders are expanded before the pattern is used.
-                            let expanded = placeholder_token().replace_all(r, "placeholder");
-                            if let Err(e) = Regex::new(&expanded) {
-                                out.add(
-                                    cx,
-                                    here,
-                                    "predicates",
-                                    format!("$regex {r:?} does not compile: {e}"),
-                                );
-                            }
-                        }
+                        Some(r) => super::regular_expression(cx, out, r, here, "predicates"),
                         None => out.add(cx, here, "predicates", "$regex takes a string".into()),
                     },
                     "$encoded" => {
@@ -262,12 +234,15 @@ fn predicate(cx: &Cx, out: &mut Out, p: &Value, path: String) {
                             );
                         }
                     }
-                    k if k.starts_with('$') && !OPERATORS.contains(&k) => out.add(
-                        cx,
-                        here,
-                        "predicates",
-                        format!("{k} is not a predicate operator ({OPERATORS:?})"),
-                    ),
+                    k if k.starts_with('$') && !OPERATORS.contains(&k) => {
+                        out.add(
+                            cx,
+                            here.clone(),
+                            "predicate-operators",
+                            format!("{k} is not a predicate operator ({OPERATORS:?}): it matches a member named {k:?}"),
+                        );
+                        predicate(cx, out, v, here)
+                    }
                     _ => predicate(cx, out, v, here),
                 }
             }

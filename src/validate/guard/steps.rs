@@ -1,83 +1,38 @@
-//! The step rules: V4, V5, V8, V9, S2, S3, S6, S7 and the step half of S8.
+//! The step rules: V4, V5, V8, V9, S2, S3, S6, S7, the step half of S8, and the warnings
+//! `as-unique-per-leg` and `settle-depends-on`.
 
 use std::collections::BTreeSet;
 
-use regex::Regex;
 use serde_json::Value;
 
-use super::{Cx, Out};
-use crate::guard::StepKind;
+use super::{strings, Cx, Out};
+use crate::guard::{self as g, Flat, Legs, StepKind};
 
-/// The capabilities, in the order the format lists them.
-pub(super) const CAPS: [&str; 3] = ["autoAttach", "browserSession", "browserContexts"];
-
-/// One step of a vector, flattened in refusal-name order.
-pub(super) struct Flat<'a> {
-    /// The step.
-    pub step: &'a Value,
-    /// Its pointer in the file.
-    pub path: String,
-    /// The leg it runs on: its own `on`, else its `children` step's (`None`: both).
-    pub leg: Option<&'a str>,
-}
-
-/// The vector's steps: `setup` then `trigger`, each `children` step followed by its own steps.
-pub(super) fn flatten<'a>(v: &'a Value, base: &str) -> Vec<Flat<'a>> {
-    fn go<'a>(steps: &'a Value, path: String, leg: Option<&'a str>, out: &mut Vec<Flat<'a>>) {
-        for (i, step) in steps
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            let here = format!("{path}/{i}");
-            let leg = step["on"].as_str().or(leg);
-            out.push(Flat {
-                step,
-                path: here.clone(),
-                leg,
-            });
-            if step.get("children").is_some() {
-                go(&step["children"], format!("{here}/children"), leg, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    go(&v["setup"], format!("{base}/setup"), None, &mut out);
-    go(&v["trigger"], format!("{base}/trigger"), None, &mut out);
-    out
-}
-
-/// The CDP methods a step runs: a `cdp` step's, an `answer`'s `cdp` and a `guess`'s `cdp`.
+/// The CDP method a step runs: a `cdp` step's, an `answer`'s `cdp` or a `guess`'s `cdp` (V5
+/// counts all three).
 fn method(step: &Value) -> Option<&str> {
-    step["cdp"]
+    step[StepKind::Cdp.as_str()]
         .as_str()
-        .or(step["answer"]["cdp"].as_str())
-        .or(step["guess"]["cdp"].as_str())
+        .or(step[StepKind::Answer.as_str()]["cdp"].as_str())
+        .or(step[StepKind::Guess.as_str()]["cdp"].as_str())
 }
 
-/// The capabilities a step must list.
+/// requires (V9): the capabilities a step must list, each with why. The spec: "every
+/// Target.setAutoAttach, children, child-session, browser-session and browser-context step has
+/// the matching requires". A `page-or-browser` call with a `browserContextId` is not among
+/// them: the spec makes it a runtime skip (`not-supported:browserSession`).
 fn needed(step: &Value) -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
-    let m = step["cdp"].as_str();
+    let m = step[StepKind::Cdp.as_str()].as_str();
     if m == Some("Target.setAutoAttach") {
-        out.push(("autoAttach", "Target.setAutoAttach"));
+        out.push((g::CAP_AUTO_ATTACH, "Target.setAutoAttach"));
     }
-    if step.get("children").is_some() {
-        out.push(("autoAttach", "a children step"));
+    if step.get(StepKind::Children.as_str()).is_some() {
+        out.push((g::CAP_AUTO_ATTACH, "a children step"));
     }
     match step["session"].as_str() {
-        Some("child") => out.push(("autoAttach", "session: child")),
-        Some("browser") => out.push(("browserSession", "session: browser")),
-        Some("page-or-browser")
-            if m.is_some() && step["params"].get("browserContextId").is_some() =>
-        {
-            out.push((
-                "browserSession",
-                "a page-or-browser call with a browserContextId",
-            ))
-        }
+        Some(g::SESSION_CHILD) => out.push((g::CAP_AUTO_ATTACH, "session: child")),
+        Some(g::SESSION_BROWSER) => out.push((g::CAP_BROWSER_SESSION, "session: browser")),
         _ => {}
     }
     if matches!(
@@ -85,23 +40,24 @@ fn needed(step: &Value) -> Vec<(&'static str, &'static str)> {
         Some("Target.createBrowserContext" | "Target.disposeBrowserContext")
     ) {
         out.push((
-            "browserContexts",
+            g::CAP_BROWSER_CONTEXTS,
             "Target.createBrowserContext and Target.disposeBrowserContext",
         ));
     }
     out
 }
 
-fn strings(v: &Value) -> Vec<&str> {
-    v.as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
+/// Whether the step is a `cdp` or `page` step (V4).
+fn runnable(step: &Value) -> bool {
+    [StepKind::Cdp, StepKind::Page]
+        .iter()
+        .any(|k| step.get(k.as_str()).is_some())
 }
 
 /// Every step rule of one vector.
 pub(super) fn rules(cx: &Cx, out: &mut Out) {
     let steps = &cx.steps;
-    // S8 (steps): exactly one kind.
+    // one-kind (S8, steps): exactly one kind.
     for s in steps {
         let kinds = s
             .step
@@ -113,31 +69,25 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
             let found: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
             out.add(
                 cx,
-                s.path.clone(),
+                cx.step_at(s, &[]),
                 "one-kind",
                 format!("a step needs exactly one kind key of {all:?}, found {found:?}"),
             );
         }
     }
-    // V4
-    let runnable = steps
-        .iter()
-        .any(|s| s.step.get("cdp").is_some() || s.step.get("page").is_some());
+    // step-kinds (V4)
     match cx.v["kind"].as_str() {
-        Some("cdp") if !runnable => out.add(
+        Some(g::KIND_CDP) if !steps.iter().any(|s| runnable(s.step)) => out.add(
             cx,
             cx.at(&["kind"]),
             "step-kinds",
             "a cdp vector needs a cdp or page step".into(),
         ),
-        Some("text") => {
-            for s in steps
-                .iter()
-                .filter(|s| s.step.get("cdp").is_some() || s.step.get("page").is_some())
-            {
+        Some(g::KIND_TEXT) => {
+            for s in steps.iter().filter(|s| runnable(s.step)) {
                 out.add(
                     cx,
-                    s.path.clone(),
+                    cx.step_at(s, &[]),
                     "step-kinds",
                     "a text vector has no cdp or page step".into(),
                 );
@@ -145,48 +95,63 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
         }
         _ => {}
     }
-    // V5
-    let on_leg = |leg: &str| -> BTreeSet<&str> {
-        steps
-            .iter()
-            .filter(|s| s.leg.is_none_or(|l| l == leg))
-            .filter_map(|s| method(s.step))
-            .collect()
-    };
-    let control = on_leg("control");
-    for s in steps
+    // control-runs-guarded-methods (V5)
+    let control: BTreeSet<&str> = steps
         .iter()
-        .filter(|s| s.leg.is_none_or(|l| l == "guarded"))
-    {
+        .filter(|s| s.legs.has(g::CONTROL))
+        .filter_map(|s| method(s.step))
+        .collect();
+    for s in steps.iter().filter(|s| s.legs.has(g::GUARDED)) {
         if let Some(m) = method(s.step) {
             if !control.contains(m) {
                 out.add(
                     cx,
-                    s.path.clone(),
+                    cx.step_at(s, &[]),
                     "control-runs-guarded-methods",
                     format!("{m} runs on the guarded leg but never on the control leg"),
                 );
             }
         }
     }
-    // S3, refusal patterns, and the refusal names (V8).
+    refusals(cx, out);
+    requires(cx, out);
+    // hopped-needs-hops (S2)
+    if cx.observe().is_some_and(|o| o.contains_key("hopped"))
+        && !steps.iter().any(|s| s.step.get("hops").is_some())
+    {
+        out.add(
+            cx,
+            cx.at(&["observe", "hopped"]),
+            "hopped-needs-hops",
+            "an observation named hopped needs a step with hops".into(),
+        );
+    }
+    shapes(cx, out);
+    unique_names(cx, out);
+}
+
+/// refusable-refusal (S3), refusal-patterns, and depends-on (V8) with settle-depends-on.
+fn refusals(cx: &Cx, out: &mut Out) {
+    let steps = &cx.steps;
     let mut refusal_names = Vec::new();
     let mut first_refusable = None;
-    for (i, s) in steps.iter().enumerate() {
+    for s in steps {
         let refusable = s.step.get("refusable");
         let refusal = s.step.get("refusal");
         if refusable.is_some() != refusal.is_some() {
             out.add(
                 cx,
-                s.path.clone(),
+                cx.step_at(s, &[]),
                 "refusable-refusal",
                 "refusable and refusal must come together".into(),
             );
         }
-        if (refusable.is_some() || refusal.is_some()) && s.step.get("cdp").is_none() {
+        if (refusable.is_some() || refusal.is_some())
+            && s.step.get(StepKind::Cdp.as_str()).is_none()
+        {
             out.add(
                 cx,
-                s.path.clone(),
+                cx.step_at(s, &[]),
                 "refusable-refusal",
                 "only cdp steps can be refusable".into(),
             );
@@ -194,32 +159,29 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
         if refusable.is_some_and(|r| r != true) {
             out.add(
                 cx,
-                s.path.clone(),
+                cx.step_at(s, &[]),
                 "refusable-refusal",
                 "refusable can only be true".into(),
             );
         }
         if let Some(pattern) = refusal.and_then(|r| r["match"].as_str()) {
-            if let Err(e) = Regex::new(pattern) {
-                out.add(
-                    cx,
-                    format!("{}/refusal/match", s.path),
-                    "refusal-patterns",
-                    format!("{pattern:?} does not compile: {e}"),
-                );
-            }
-        }
-        if refusable == Some(&Value::Bool(true)) {
-            first_refusable.get_or_insert(i);
-            refusal_names.push(
-                s.step["as"]
-                    .as_str()
-                    .map_or_else(|| format!("refused.{i}"), str::to_string),
+            super::regular_expression(
+                cx,
+                out,
+                pattern,
+                cx.step_at(s, &["refusal", "match"]),
+                "refusal-patterns",
             );
         }
+        if refusable == Some(&Value::Bool(true)) {
+            first_refusable.get_or_insert(s.index);
+            refusal_names.push(g::refusal_name(s.step["as"].as_str(), s.index));
+        }
     }
-    // V8
     let known = |name: &str| refusal_names.iter().any(|r| r == name);
+    let unknown = |d: &str| {
+        format!("{d:?} is not the refusal name of a refusable step (those are {refusal_names:?})")
+    };
     if let Some(observe) = cx.observe() {
         let early: BTreeSet<&str> = steps[..first_refusable.unwrap_or(0)]
             .iter()
@@ -242,7 +204,7 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
                                 cx,
                                 cx.at(&["observe", name, "dependsOn", &j.to_string()]),
                                 "depends-on",
-                                format!("{d:?} is not the refusal name of a refusable step (those are {refusal_names:?})"),
+                                unknown(d),
                             );
                         }
                     }
@@ -251,34 +213,32 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
             }
         }
     }
-    for s in steps
-        .iter()
-        .filter(|s| s.step["settle"].get("dependsOn").is_some())
-    {
-        for (j, d) in strings(&s.step["settle"]["dependsOn"])
-            .into_iter()
-            .enumerate()
-        {
+    for s in steps {
+        let settle = &s.step[StepKind::Settle.as_str()];
+        for (j, d) in strings(&settle["dependsOn"]).into_iter().enumerate() {
             if !known(d) {
                 out.add(
                     cx,
-                    format!("{}/settle/dependsOn/{j}", s.path),
-                    "depends-on",
-                    format!("{d:?} is not the refusal name of a refusable step (those are {refusal_names:?})"),
+                    cx.step_at(s, &["settle", "dependsOn", &j.to_string()]),
+                    "settle-depends-on",
+                    unknown(d),
                 );
             }
         }
     }
-    // V9
+}
+
+/// requires (V9)
+fn requires(cx: &Cx, out: &mut Out) {
     let mut union: BTreeSet<&str> = BTreeSet::new();
-    for s in steps {
+    for s in &cx.steps {
         let listed = strings(&s.step["requires"]);
         union.extend(listed.iter().copied());
         for (cap, why) in needed(s.step) {
             if !listed.contains(&cap) {
                 out.add(
                     cx,
-                    s.path.clone(),
+                    cx.step_at(s, &[]),
                     "requires",
                     format!("{why} needs requires: [{cap:?}]"),
                 );
@@ -299,24 +259,14 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
             format!("requires must be the union of its steps' and observations' requires, {union:?} (absent when empty), not {declared:?}"),
         );
     }
-    // S2
-    if cx.observe().is_some_and(|o| o.contains_key("hopped"))
-        && !steps.iter().any(|s| s.step.get("hops").is_some())
-    {
-        out.add(
-            cx,
-            cx.at(&["observe", "hopped"]),
-            "hopped-needs-hops",
-            "an observation named hopped needs a step with hops".into(),
-        );
-    }
-    // S6, S7 and unique as names.
-    let mut names: BTreeSet<&str> = BTreeSet::new();
-    for s in steps {
+}
+
+/// children-where (S6) and step-shapes (S7).
+fn shapes(cx: &Cx, out: &mut Out) {
+    for s in &cx.steps {
         if let Some(w) = s.step.get("where") {
-            let opener = w.get("openerId");
-            let prefix = w.get("urlPrefix");
-            let ok = match (opener, prefix) {
+            let ok = match (w.get("openerId"), w.get("urlPrefix")) {
+                // `openerId: "page"`: the row's page opened it.
                 (Some(o), None) => o == "page",
                 (None, Some(p)) => p.as_str().is_some_and(|p| !p.is_empty()),
                 _ => false,
@@ -324,27 +274,27 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
             if !ok || w.as_object().is_some_and(|m| m.len() != 1) {
                 out.add(
                     cx,
-                    format!("{}/where", s.path),
+                    cx.step_at(s, &["where"]),
                     "children-where",
                     "where must be exactly {\"openerId\": \"page\"} or {\"urlPrefix\": …}".into(),
                 );
             }
         }
-        if let Some(settle) = s.step.get("settle") {
+        if let Some(settle) = s.step.get(StepKind::Settle.as_str()) {
             if settle.as_object().is_none_or(|m| m.is_empty()) {
                 out.add(
                     cx,
-                    format!("{}/settle", s.path),
+                    cx.step_at(s, &["settle"]),
                     "step-shapes",
                     "settle needs at least one key".into(),
                 );
             }
         }
-        if let Some(guess) = s.step.get("guess") {
+        if let Some(guess) = s.step.get(StepKind::Guess.as_str()) {
             if s.step.get("as").is_none() {
                 out.add(
                     cx,
-                    s.path.clone(),
+                    cx.step_at(s, &[]),
                     "step-shapes",
                     "a guess step needs as".into(),
                 );
@@ -352,21 +302,43 @@ pub(super) fn rules(cx: &Cx, out: &mut Out) {
             if guess["between"].as_array().is_none_or(|b| b.len() != 2) {
                 out.add(
                     cx,
-                    format!("{}/guess/between", s.path),
+                    cx.step_at(s, &["guess", "between"]),
                     "step-shapes",
                     "between needs exactly two URLs".into(),
                 );
             }
         }
-        if let Some(name) = s.step["as"].as_str() {
-            if !names.insert(name) {
-                out.add(
-                    cx,
-                    format!("{}/as", s.path),
-                    "call-names",
-                    format!("two steps are named {name:?}"),
-                );
-            }
+    }
+}
+
+/// as-unique-per-leg: two steps that run on a common leg never share an `as`. Steps on
+/// different legs (`on: control` and `on: guarded`) may, as tags and cookie names do.
+fn unique_names(cx: &Cx, out: &mut Out) {
+    let mut seen: Vec<(&str, Legs, &Flat<'_, Value>)> = Vec::new();
+    for s in &cx.steps {
+        let Some(name) = s.step["as"].as_str() else {
+            continue;
+        };
+        if let Some((_, _, first)) = seen
+            .iter()
+            .find(|(n, legs, _)| *n == name && legs.overlap(s.legs))
+        {
+            let legs: Vec<&str> = [g::CONTROL, g::GUARDED]
+                .into_iter()
+                .filter(|l| first.legs.has(l) && s.legs.has(l))
+                .collect();
+            out.add(
+                cx,
+                cx.step_at(s, &["as"]),
+                "as-unique-per-leg",
+                format!(
+                    "{name:?} also names {} on the {} leg{}",
+                    cx.step_at(first, &[]),
+                    legs.join(" and "),
+                    if legs.len() > 1 { "s" } else { "" }
+                ),
+            );
         }
+        seen.push((name, s.legs, s));
     }
 }
