@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{Cx, Out};
-use crate::guard::{Check, CheckKind, Observer, CONTROL};
+use crate::guard::{Check, CheckKind, Observer, CONTROL, SESSION_CHILD, SESSION_PAGE};
 use crate::json::child;
 
 /// Every check rule of one vector.
@@ -117,7 +117,7 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
         }
         if spec
             .get("session")
-            .is_some_and(|s| s != "page" && s != "child")
+            .is_some_and(|s| s != SESSION_PAGE && s != SESSION_CHILD)
         {
             out.add(
                 cx,
