@@ -498,6 +498,40 @@ fn a_close_frame_mid_call_fails_the_call_with_its_reason() {
 }
 
 #[test]
+fn close_fails_a_call_pending_on_another_thread() {
+    let url = serve(|mut ws| {
+        let _ = next_command(&mut ws); // never answered
+        let _ = ws.read();
+    });
+    within(Duration::from_secs(30), move || {
+        let cdp = std::sync::Arc::new(CdpClient::connect(&url, quick()).expect("connects"));
+        let from = cdp.event_count();
+        let waiter = {
+            let cdp = std::sync::Arc::clone(&cdp);
+            std::thread::spawn(move || cdp.wait_event(from, &|_| true, Duration::from_secs(60)))
+        };
+        let caller = {
+            let cdp = std::sync::Arc::clone(&cdp);
+            std::thread::spawn(move || cdp.send("Never.answered", json!({}), None))
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        cdp.close();
+        cdp.close(); // twice is harmless
+        assert!(cdp.is_closed());
+        assert_eq!(cdp.closed_reason().as_deref(), Some("closed by the client"));
+        assert_eq!(
+            caller.join().unwrap(),
+            Err(CallError::Transport("closed by the client".into()))
+        );
+        assert_eq!(
+            waiter.join().unwrap(),
+            None,
+            "a waiter wakes up when the client closes"
+        );
+    });
+}
+
+#[test]
 fn an_oversized_message_ends_the_connection() {
     let url = serve(|mut ws| {
         let (id, _, _) = next_command(&mut ws);

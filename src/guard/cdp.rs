@@ -420,15 +420,16 @@ impl CdpClient {
         }
         let (host, port, _) =
             split_url(ws_url, "ws", 80).ok_or_else(|| fail("not a ws://host:port URL".into()))?;
-        let stream = crate::discovery::http::connect(&host, port, options.connect_timeout)
+        let connect_timeout = options.connect_timeout.max(Duration::from_millis(1));
+        let stream = crate::discovery::http::connect(&host, port, connect_timeout)
             .ok_or_else(|| fail(format!("cannot connect to {host}:{port}")))?;
         let setup = |e: io::Error| fail(format!("cannot set up the socket: {e}"));
         stream.set_nodelay(true).map_err(setup)?;
         stream
-            .set_read_timeout(Some(options.connect_timeout))
+            .set_read_timeout(Some(connect_timeout))
             .map_err(setup)?;
         stream
-            .set_write_timeout(Some(options.connect_timeout))
+            .set_write_timeout(Some(connect_timeout))
             .map_err(setup)?;
         let half = ReadHalf {
             stream: stream.try_clone().map_err(setup)?,
