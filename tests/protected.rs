@@ -178,7 +178,7 @@ fn bad_catalog_lists_are_errors() {
 fn explain_names_the_rule() {
     let v = vectors();
     let m = matcher(&v);
-    let cases: [(&str, &str); 11] = [
+    let cases: [(&str, &str); 10] = [
         (
             "https://seven.sliccy.ai/",
             "host seven.sliccy.ai is under sliccy.ai",
@@ -204,7 +204,6 @@ fn explain_names_the_rule() {
             "host sliccy.ai is a protected domain (inside blob: filesystem:)",
         ),
         ("https://xn--a.sliccy.ai/", "fail closed (rejected-host)"),
-        ("wss://seven.sliccy.ai/", "fail closed (websocket)"),
         (
             "filesystem:\u{1}https://seven.sliccy.ai/temporary/",
             "fail closed (inner-trim) could be host seven.sliccy.ai is under sliccy.ai",
@@ -222,6 +221,18 @@ fn explain_names_the_rule() {
         assert!(why.to_string().starts_with(expected), "{url}: {why}");
     }
     assert_eq!(m.explain("https://example.test/"), None);
+    // The spec's rule 3 names only the schemes in `schemes`: a WebSocket URL is judged as
+    // `http:`/`https:` only by the strict matcher and `cookie_url`.
+    assert_eq!(m.explain("wss://seven.sliccy.ai/"), None);
+    let strict = m.clone().strict();
+    let why = strict
+        .explain("wss://seven.sliccy.ai/")
+        .expect("strict protects it");
+    assert!(
+        why.to_string().starts_with("fail closed (websocket)"),
+        "{why}"
+    );
+    assert!(m.cookie_url("wss://seven.sliccy.ai/"));
 }
 
 #[test]
@@ -253,10 +264,24 @@ fn vectors_reject_other_schemas_and_keep_their_shape() {
 fn hostile_input_is_answered() {
     let m = matcher(&vectors());
     let n = 50_000;
+    let strict = m.clone().strict();
     let deep = format!("{}https://example.test/", "view-source:".repeat(n));
-    assert!(m.url(&deep), "nesting past 8 fails closed");
+    assert!(
+        !m.url(&deep),
+        "rule 1 unwraps 8 times, then the URL is judged as it stands"
+    );
+    assert!(
+        strict.url(&deep),
+        "nesting past 8 fails closed in the strict reading"
+    );
     let trimmed = format!("{}https://example.test/", "filesystem:\u{1}".repeat(n));
-    assert!(m.url(&trimmed), "nesting past 8 fails closed");
+    assert!(!m.url(&trimmed));
+    assert!(
+        strict.url(&trimmed),
+        "nesting past 8 fails closed in the strict reading"
+    );
+    let deep_seven = format!("{}https://seven.sliccy.ai/", "blob:".repeat(n));
+    assert!(!m.url(&deep_seven) && strict.url(&deep_seven));
     let unknown = format!("https://{}.evil.test/", "\u{1F4A9}".repeat(n));
     assert!(!m.url(&unknown));
     let unknown_protected = format!("https://{}.sliccy.ai/", "\u{1F4A9}".repeat(n));

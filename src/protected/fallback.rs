@@ -18,7 +18,7 @@ use std::net::{IpAddr, Ipv6Addr};
 
 use url::Host;
 
-use super::matcher::{too_deep, unbracket, websocket_alias, Extra, Matcher};
+use super::matcher::{nested_too_deep, too_deep, unbracket, Extra, Matcher};
 use super::reason::{Divergence, Record, Rule};
 use crate::catalog::default_port;
 
@@ -189,8 +189,9 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
         return true;
     }
     if m.is_inner(scheme) {
-        if too_deep(depth, rec) {
-            return true;
+        if too_deep(depth) {
+            // Past 8 unwraps the rest is not a URL the rules judge; the strict reading protects it.
+            return m.strict && nested_too_deep(rec);
         }
         rec.inner(scheme);
         return m.judge(split.rest, depth + 1, rec);
@@ -234,7 +235,12 @@ pub(super) fn rejected<R: Record>(m: &Matcher, input: &str, depth: usize, rec: &
 /// The deviation characters, mapped differently by transitional IDNA.
 const DEVIATIONS: [char; 5] = ['ß', 'ẞ', 'ς', '\u{200C}', '\u{200D}'];
 
-/// A parsed URL whose host has deviation characters, judged as transitional IDNA maps them.
+/// The one deviation UTS 46 itself mapped differently before Unicode 15.1: capital `ẞ` was
+/// `ss`, as WHATWG parsers with older tables (Node 20's) still read it.
+const OLDER_UNICODE: [char; 1] = ['ẞ'];
+
+/// A parsed URL whose host has deviation characters, judged as transitional IDNA maps them
+/// (a strict matcher), or with `ẞ` as `ss` as UTS 46 before Unicode 15.1 maps it (every matcher).
 pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> bool {
     // Deviation characters are non-ASCII, or percent-escaped.
     if input.is_ascii() && !input.contains('%') {
@@ -262,10 +268,15 @@ pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> 
     let port = port.filter(|p| Some(*p) != default_port(scheme));
     let decoded = percent_decode(host.as_bytes());
     let text = String::from_utf8_lossy(&decoded);
-    if !text.contains(DEVIATIONS) {
+    let deviations: &[char] = if m.strict {
+        &DEVIATIONS
+    } else {
+        &OLDER_UNICODE
+    };
+    if !text.contains(deviations) {
         return false;
     }
-    let variant = transitional_form(&text);
+    let variant = transitional_form(&text, deviations);
     let pattern = match Host::parse(&variant) {
         Ok(host) => literal(&host.to_string()),
         Err(_) => pattern(&variant),
@@ -283,11 +294,15 @@ pub(super) fn transitional<R: Record>(m: &Matcher, input: &str, rec: &mut R) -> 
     }
 }
 
-/// A host as transitional IDNA maps the deviation characters: `ß` and `ẞ` to `ss`, `ς` to
-/// `σ`, ZWJ and ZWNJ to nothing.
-fn transitional_form(text: &str) -> String {
+/// A host as transitional IDNA maps the deviation characters among `which`: `ß` and `ẞ` to
+/// `ss`, `ς` to `σ`, ZWJ and ZWNJ to nothing.
+fn transitional_form(text: &str, which: &[char]) -> String {
     let mut variant = String::with_capacity(text.len());
     for c in text.chars() {
+        if !which.contains(&c) {
+            variant.push(c);
+            continue;
+        }
         match c {
             'ß' | 'ẞ' => variant.push_str("ss"),
             'ς' => variant.push('σ'),
@@ -429,16 +444,8 @@ fn target(name: &str, under: bool, dot: bool) -> Vec<Piece> {
     q
 }
 
-/// The protected domain, host or extra origin a host pattern could be, if any (for `ws:` and
-/// `wss:`, also as `http:` and `https:`).
+/// The protected domain, host or extra origin a host pattern could be, if any.
 fn could_be(m: &Matcher, scheme: &str, pattern: &[Piece], port: Option<u16>) -> Option<String> {
-    could_be_as(m, scheme, pattern, port).or_else(|| {
-        let alias = websocket_alias(scheme)?;
-        could_be_as(m, alias, pattern, port)
-    })
-}
-
-fn could_be_as(m: &Matcher, scheme: &str, pattern: &[Piece], port: Option<u16>) -> Option<String> {
     if m.in_schemes(scheme) {
         for d in &m.domains {
             let hit = [(false, false), (false, true), (true, false), (true, true)]
@@ -478,14 +485,15 @@ fn could_be_ip(
     pattern: &[Piece],
     port: Option<u16>,
 ) -> Option<String> {
-    let same = |e: &&Extra| {
-        (e.scheme == scheme || websocket_alias(scheme) == Some(e.scheme.as_str())) && e.port == port
-    };
+    let same = |e: &&Extra| e.scheme == scheme && e.port == port;
     if let Some(text) = known_text(pattern) {
         let found = match ip_of(&text) {
             Some(ip) => m.extras.iter().filter(same).find(|e| e.ip() == Some(ip)),
-            // An IPv6 literal the `url` crate rejects (`[::1%25eth0]`): fail closed.
-            None if raw.starts_with('[') => m.extras.iter().filter(same).find(|e| e.is_ipv6()),
+            // An IPv6 literal the `url` crate rejects (`[::1%25eth0]`): the strict reading
+            // fails closed.
+            None if m.strict && raw.starts_with('[') => {
+                m.extras.iter().filter(same).find(|e| e.is_ipv6())
+            }
             None => None,
         };
         return found.map(|e| e.text.clone());
@@ -562,7 +570,8 @@ pub(super) fn cookie(m: &Matcher, url: &str) -> bool {
     for (host, _) in readings(host_port).into_iter().flatten() {
         let decoded = percent_decode(host.as_bytes());
         let text = String::from_utf8_lossy(&decoded);
-        let variant = text.contains(DEVIATIONS).then(|| transitional_form(&text));
+        let variant =
+            (m.strict && text.contains(DEVIATIONS)).then(|| transitional_form(&text, &DEVIATIONS));
         for text in std::iter::once(&*text).chain(variant.as_deref()) {
             let pattern = match Host::parse(text) {
                 Ok(host) => literal(&host.to_string()),

@@ -9,12 +9,14 @@ use super::fallback;
 use super::reason::{Divergence, Explain, Quiet, Reason, Record, Rule};
 use super::{Opener, MAX_INNER};
 
-/// Whether an inner URL at `depth` is nested past [`MAX_INNER`]: then it fails closed, and the
-/// reason is recorded. Shared by the parsed path and the fallback.
-pub(super) fn too_deep<R: Record>(depth: usize, rec: &mut R) -> bool {
-    if depth < MAX_INNER {
-        return false;
-    }
+/// Whether an inner URL at `depth` is nested past [`MAX_INNER`], so no more inner schemes are
+/// unwrapped. Shared by the parsed path and the fallback.
+pub(super) fn too_deep(depth: usize) -> bool {
+    depth >= MAX_INNER
+}
+
+/// The strict reading of nesting past [`MAX_INNER`]: protected, with the reason recorded.
+pub(super) fn nested_too_deep<R: Record>(rec: &mut R) -> bool {
     rec.found(|| Rule::FailClosed {
         divergence: Divergence::Nesting,
         host: None,
@@ -52,6 +54,8 @@ pub struct Matcher {
     /// Whether `http:` / `https:` URLs may take the fast path (neither is an inner or any scheme).
     pub(super) fast_http: bool,
     pub(super) fast_https: bool,
+    /// The stricter readings of [`Matcher::strict`].
+    pub(super) strict: bool,
 }
 
 /// An inheriting URL of the catalog, as scheme and path (`about`, `blank`).
@@ -145,25 +149,105 @@ impl Matcher {
             inheriting,
             refusal: origins.refusal.clone(),
             extras,
+            strict: false,
         })
     }
 
-    /// Whether browser control must not reach `url`.
+    /// This matcher with readings stricter than the spec's rules, which fail closed where no
+    /// Chromium today is known to reach a protected origin (so they are not vectors of
+    /// `protected.json`; `tests/data/protected-strict.json` holds theirs):
     ///
-    /// The text is parsed as the browser parses it (WHATWG), and where the `url` crate and
-    /// Chromium could read the host differently, the answer is "protected" (see the module docs).
+    /// - `ws:` and `wss:` URLs are judged as `http:` and `https:` too (see
+    ///   [`Matcher::cookie_url`]);
+    /// - a host with deviation characters (`ß`, `ẞ`, `ς`, ZWJ, ZWNJ) is also judged as
+    ///   transitional IDNA maps them, as Chromium did before it moved to nontransitional
+    ///   processing ([`Divergence::Transitional`]);
+    /// - inner schemes nested past [`MAX_INNER`] are protected ([`Divergence::Nesting`]);
+    /// - an IPv6 literal the parser rejects (`[::1%25eth0]`) is protected when an extra origin
+    ///   with its scheme and port is an IPv6 literal;
+    /// - a target URL inherits its origin also in any case, with escapes, a trailing `/` or made
+    ///   of whitespace (`ABOUT:BLANK`, `about:%62lank`, `about:srcdoc/`);
+    /// - a cookie domain loses all its leading and trailing dots and whitespace, an empty one
+    ///   is protected, and an IPv6 extra origin's host matches with and without brackets;
+    /// - every `^` part of a storage key that is a URL is judged, not only the origin and `^0`.
+    ///
+    /// ```
+    /// use slicc_browsers::protected::{Matcher, Opener};
+    /// let cat = slicc_browsers::shared_catalog();
+    /// let m = Matcher::new(&cat.protected_origins, &[] as &[&str]).unwrap();
+    /// assert!(!m.url("wss://seven.sliccy.ai/"));
+    /// assert!(!m.cookie_domain(""));
+    /// let strict = m.clone().strict();
+    /// assert!(strict.url("wss://seven.sliccy.ai/"));
+    /// assert!(strict.cookie_domain(""));
+    /// assert!(strict.target("ABOUT:BLANK", true, Opener::None));
+    /// ```
+    pub fn strict(mut self) -> Matcher {
+        self.strict = true;
+        self
+    }
+
+    /// Whether this matcher has the stricter readings of [`Matcher::strict`].
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// Whether a URL given to a cookie command (the `url` or `urls` of `Network.getCookies`,
+    /// `setCookie` or `deleteCookies`) reaches a protected origin's cookies: [`Matcher::url`],
+    /// and a `ws:` or `wss:` URL also as `http:` or `https:`, since Chromium's cookie store
+    /// treats them alike (`kDefaultCookieableSchemes` in `net/cookies/cookie_monster.cc`).
+    ///
+    /// ```
+    /// use slicc_browsers::protected::Matcher;
+    /// let m = Matcher::new(&slicc_browsers::shared_catalog().protected_origins, &["http://127.0.0.1:5710"]).unwrap();
+    /// assert!(m.cookie_url("wss://seven.sliccy.ai/"));
+    /// assert!(m.cookie_url("ws://127.0.0.1:5710/"));
+    /// assert!(!m.url("wss://seven.sliccy.ai/"));
+    /// assert!(!m.cookie_url("ftp://seven.sliccy.ai/"));
+    /// ```
+    pub fn cookie_url(&self, url: &str) -> bool {
+        self.url(url) || self.websocket_as_http(url, &mut Quiet)
+    }
+
+    /// A `ws:` / `wss:` URL judged as the `http:` / `https:` URL with the same rest.
+    fn websocket_as_http<R: Record>(&self, url: &str, rec: &mut R) -> bool {
+        let cleaned = fallback::clean(url);
+        let Some((scheme, rest)) = cleaned.split_once(':') else {
+            return false;
+        };
+        let Some(alias) = websocket_alias(&scheme.to_ascii_lowercase()) else {
+            return false;
+        };
+        let text = format!("{alias}:{rest}");
+        let mut inner = Explain::default();
+        if !self.judge(&text, 0, &mut inner) {
+            return false;
+        }
+        rec.found(|| Rule::FailClosed {
+            divergence: Divergence::WebSocket,
+            host: None,
+            could_be: inner.rule.map(|r| r.to_string()),
+        });
+        true
+    }
+
+    /// Whether browser control must not reach `url`: the spec's four URL rules, plus the
+    /// amendments of `docs/protected-amendments.md` where Chromium reaches a protected origin
+    /// through a URL the rules allow (see the module docs). [`Matcher::strict`] adds readings
+    /// without such evidence, and [`Matcher::cookie_url`] is for the URLs of cookie commands.
     pub fn url(&self, url: &str) -> bool {
-        match self.fast(url) {
+        let answer = match self.fast(url) {
             Some(answer) => answer,
             None => self.judge(url, 0, &mut Quiet),
-        }
+        };
+        answer || (self.strict && self.websocket_as_http(url, &mut Quiet))
     }
 
     /// [`Matcher::url`] without its fast path for plain `http(s)` URLs: every URL goes through
     /// the `url` crate. The tests and the fuzz target hold the two equal.
     #[doc(hidden)]
     pub fn url_parsed(&self, url: &str) -> bool {
-        self.judge(url, 0, &mut Quiet)
+        self.judge(url, 0, &mut Quiet) || (self.strict && self.websocket_as_http(url, &mut Quiet))
     }
 
     /// Why `url` is protected, or `None` when it is not; `explain(u).is_some() == url(u)`.
@@ -179,7 +263,7 @@ impl Matcher {
     /// ```
     pub fn explain(&self, url: &str) -> Option<Reason> {
         let mut rec = Explain::default();
-        if self.judge(url, 0, &mut rec) {
+        if self.judge(url, 0, &mut rec) || (self.strict && self.websocket_as_http(url, &mut rec)) {
             let rule = rec.rule.unwrap_or(Rule::FailClosed {
                 divergence: Divergence::RejectedHost,
                 host: None,
@@ -198,8 +282,8 @@ impl Matcher {
     /// protected before it went to `url`; `opener` is its opener's state.
     ///
     /// A URL that inherits its origin (empty, `about:blank`, `about:srcdoc`, with any query or
-    /// fragment) is protected when `previous` is true or the opener is protected or unknown;
-    /// any other URL is judged by [`Matcher::url`].
+    /// fragment, and `about:blank/`, amendment A6) is protected when `previous` is true or the
+    /// opener is protected or unknown; any other URL is judged by [`Matcher::url`].
     ///
     /// ```
     /// use slicc_browsers::protected::{Matcher, Opener};
@@ -215,12 +299,17 @@ impl Matcher {
         ((previous || opener.passes_on_protection()) && self.inherits(url)) || self.url(url)
     }
 
-    /// Whether `url` takes its origin from whoever made the document: the empty URL (after the
-    /// WHATWG trimming) or one of the catalog's `inheriting` URLs with any query or fragment.
+    /// Whether `url` takes its origin from whoever made the document: the empty URL or one of
+    /// the catalog's `inheriting` URLs with any query or fragment, and `about:blank/`
+    /// (Chromium's `GURL::IsAboutBlank` accepts it; amendment A6).
     ///
-    /// It also accepts a trailing `/` (Chromium's `GURL::IsAboutBlank` does), any case and
-    /// percent-escapes in the path: reading too much as inheriting only adds protection.
+    /// A [strict](Matcher::strict) matcher also accepts whitespace, a trailing `/` after any
+    /// inheriting URL, any case and percent-escapes in the path: reading too much as inheriting
+    /// only adds protection.
     pub fn inherits(&self, url: &str) -> bool {
+        if !self.strict {
+            return self.inherits_as_written(url);
+        }
         let cleaned = fallback::clean(url);
         if cleaned.is_empty() {
             return true;
@@ -253,6 +342,26 @@ impl Matcher {
             .any(|i| i.scheme == parsed.scheme() && i.path == path)
     }
 
+    /// The target rule's inheriting URLs as the spec writes them, plus `about:blank/`.
+    fn inherits_as_written(&self, url: &str) -> bool {
+        if url.is_empty() {
+            return true;
+        }
+        let Ok(parsed) = Url::parse(url) else {
+            return false;
+        };
+        let href = parsed.as_str();
+        let base = &href[..href.find(['?', '#']).unwrap_or(href.len())];
+        let Some((scheme, path)) = base.split_once(':') else {
+            return false;
+        };
+        self.inheriting.iter().any(|i| {
+            i.scheme == scheme
+                && (i.path == path
+                    || (i.path == "blank" && i.scheme == "about" && path == "blank/"))
+        })
+    }
+
     /// Whether a cookie domain reaches a protected origin.
     ///
     /// The domain is lower-cased and loses its leading and trailing dots. It is protected when
@@ -270,6 +379,9 @@ impl Matcher {
     /// assert!(!m.cookie_domain("other.example.test"));
     /// ```
     pub fn cookie_domain(&self, domain: &str) -> bool {
+        if !self.strict {
+            return self.cookie_domain_as_written(domain);
+        }
         let trimmed = domain.trim_matches(|c: char| c.is_ascii_whitespace() || c == '.');
         if trimmed.is_empty() {
             return true;
@@ -297,27 +409,56 @@ impl Matcher {
         fallback::cookie(self, &text)
     }
 
+    /// The spec's cookie rule (lower case, one leading and one trailing dot dropped), then
+    /// the domain as the host of `http://<domain>` (amendment A5).
+    fn cookie_domain_as_written(&self, domain: &str) -> bool {
+        let lower = domain.to_lowercase();
+        let name = lower.strip_prefix('.').unwrap_or(&lower);
+        let name = name.strip_suffix('.').unwrap_or(name);
+        if !name.is_empty() && self.cookie_name(name) {
+            return true;
+        }
+        if plain_name(name) {
+            return false;
+        }
+        // CDP's `Network.setCookie` and `Storage.setCookies` make the URL `http://<domain>`
+        // (one leading dot dropped) and set the cookie on its host.
+        let text = format!("http://{}", domain.strip_prefix('.').unwrap_or(domain));
+        match Url::parse(&text) {
+            Ok(url) => url
+                .host_str()
+                .is_some_and(|h| !h.is_empty() && self.cookie_name(trim_dot(h))),
+            Err(_) => fallback::cookie(self, &text),
+        }
+    }
+
+    /// Whether a cookie name (lower case, without its dots) is one of `domains` or under one,
+    /// or one of `hosts`, `domains` or the extra origins' hosts, or a parent of one. A strict
+    /// matcher compares IPv6 hosts with and without brackets.
     pub(super) fn cookie_name(&self, name: &str) -> bool {
-        let bare = unbracket(name);
+        let strict = self.strict;
+        let bare = move |h| if strict { unbracket(h) } else { h };
         if self.domains.iter().any(|d| is_at_or_under(name, d)) {
             return true;
         }
+        let name = bare(name);
         let named = self
             .hosts
             .iter()
             .chain(&self.domains)
             .map(String::as_str)
             .chain(self.extras.iter().map(|e| e.host.as_str()));
-        named.map(unbracket).any(|host| is_at_or_under(host, bare))
+        named.map(bare).any(|host| is_at_or_under(host, name))
     }
 
     /// Whether a CDP storage key (Storage, IndexedDB, CacheStorage, FileSystem) is protected:
-    /// its origin (up to the first `^`) or its top-level site (the part after `^0`) is a
-    /// protected URL.
+    /// its origin (up to the first `^`) or its top-level site (the part after `^0`, up to the
+    /// next `^`) is a protected URL.
     ///
     /// Every serialisation Chromium has used reads the same: with or without the origin's
-    /// trailing `/`, with nonces (`^1`, `^2`) and the ancestor bit (`^3`). Every other `^` part
-    /// that is a URL (the precursor `^6` of an opaque top-level site) is judged too.
+    /// trailing `/`, with nonces (`^1`, `^2`) and the ancestor bit (`^3`). A
+    /// [strict](Matcher::strict) matcher judges every other `^` part that is a URL too (the
+    /// precursor `^6` of an opaque top-level site).
     ///
     /// ```
     /// use slicc_browsers::protected::Matcher;
@@ -330,6 +471,10 @@ impl Matcher {
         let mut parts = key.split('^');
         if self.url(parts.next().unwrap_or_default()) {
             return true;
+        }
+        if !self.strict {
+            let site = parts.find(|part| part.starts_with('0'));
+            return site.is_some_and(|site| self.url(&site[1..]));
         }
         parts.any(|part| {
             let mut chars = part.chars();
@@ -363,10 +508,12 @@ impl Matcher {
             });
             return true;
         }
-        if self.is_inner(scheme) {
-            if too_deep(depth, rec) {
-                return true;
-            }
+        if self.is_inner(scheme) && too_deep(depth) && self.strict {
+            return nested_too_deep(rec);
+        }
+        // Rule 1 unwraps at most 8 times; a URL still inside an inner scheme then takes the
+        // other rules as it is.
+        if self.is_inner(scheme) && !too_deep(depth) {
             rec.inner(scheme);
             let rest = &url.as_str()[scheme.len() + 1..];
             // Chromium trims C0 controls and spaces before a `filesystem:` URL's inner URL,
@@ -433,7 +580,7 @@ impl Matcher {
         }
     }
 
-    /// Rules 3 and 4 for a parsed host, and again for `ws:` / `wss:` as `http:` / `https:`.
+    /// Rules 3 and 4 for a parsed host.
     fn judge_host<R: Record>(
         &self,
         scheme: &str,
@@ -441,24 +588,7 @@ impl Matcher {
         port: Option<u16>,
         rec: &mut R,
     ) -> bool {
-        let host = trim_dot(host);
-        if self.judge_host_as(scheme, host, port, rec) {
-            return true;
-        }
-        let Some(alias) = websocket_alias(scheme) else {
-            return false;
-        };
-        let mut found = false;
-        let mut inner = Quiet;
-        if self.judge_host_as(alias, host, port, &mut inner) {
-            found = true;
-            rec.found(|| Rule::FailClosed {
-                divergence: Divergence::WebSocket,
-                host: Some(host.to_ascii_lowercase()),
-                could_be: Some(format!("{alias}://{}", host.to_ascii_lowercase())),
-            });
-        }
-        found
+        self.judge_host_as(scheme, trim_dot(host), port, rec)
     }
 
     fn judge_host_as<R: Record>(

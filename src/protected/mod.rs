@@ -29,13 +29,19 @@
 //! (`https`, `http`) is protected when its host, lower-cased and without one trailing dot, is
 //! one of `hosts`, or one of `domains` or under one, on any port. Any other URL is protected when
 //! `scheme://host[:port]` (without the default port) is one of the extra origins. A URL that
-//! does not parse is not protected, except where Chromium might load it (below).
+//! does not parse is not protected, except where Chromium loads it (below). These are the
+//! spec's rules as written; `url`, `target`, `cookie_domain` and `storage_key` answer as they
+//! do, plus the amendments of `docs/protected-amendments.md` (A1-A6): where Chromium reaches a
+//! protected origin, cookie or storage through input the rules allow, proven in Chromium by
+//! `tests/protected_chromium.rs`. [`Matcher::strict`] adds readings without such evidence
+//! (marked "strict" below), and [`Matcher::cookie_url`] judges the URLs of cookie commands.
 //!
 //! # Where parsers differ, the matcher fails closed
 //!
-//! The `url` crate is not Chromium. Where the two could disagree on a host, the matcher answers
-//! "protected" when Chromium might load the URL on a protected origin. Each of these has
-//! vectors in `protected.json`, and [`Reason`] names it ([`Divergence`]):
+//! The `url` crate is not Chromium. Where the two disagree on a host, the matcher answers
+//! "protected" when Chromium loads the URL on a protected origin. Each of these has vectors in
+//! `protected.json` (the strict ones in `tests/data/protected-strict.json`), and [`Reason`]
+//! names it ([`Divergence`]):
 //!
 //! - **Invalid `xn--` labels** ([`Divergence::RejectedHost`]): the `url` crate rejects an
 //!   ASCII host with a label that is not valid Punycode (`https://xn--a.sliccy.ai/`,
@@ -49,14 +55,16 @@
 //!   (U+FF05) and small `﹪` (U+FE6A), which UTS 46 maps to `%`, make escapes:
 //!   `https://seven.sliccy.％61i/` is `seven.sliccy.ai` in Chromium (WPT cases the `url` crate
 //!   lists in `expected_failures_chromium.txt`).
-//! - **Deviation characters** ([`Divergence::Transitional`]): Chromium opens ICU's UTS 46 with
+//! - **Deviation characters** (strict; [`Divergence::Transitional`]): Chromium opened ICU's UTS 46 with
 //!   only `UIDNA_CHECK_BIDI` (`url/url_idna_icu.cc`): transitional processing, no CONTEXTJ
 //!   check. So `ß` becomes `ss`, `ς` becomes `σ` and ZWJ/ZWNJ vanish
 //!   (`https://se\u{200D}ven.sliccy.ai/`), where the `url` crate keeps or rejects them. Capital
 //!   `ẞ` (U+1E9E) mapped to `ss` before Unicode 15.1 and is treated the same way. Both forms
 //!   are judged, and either being protected is enough. (Chromium 156 has moved to
-//!   nontransitional processing with CONTEXTJ, `straße` is `xn--strae-oqa` there; the
-//!   transitional reading stays for the older Chromium builds a guard may drive.)
+//!   nontransitional processing with CONTEXTJ, `straße` is `xn--strae-oqa` there, so the
+//!   transitional reading is strict only, for the older Chromium builds a guard may drive;
+//!   `ẞ` as `ss` stays in every matcher, since WHATWG parsers with older tables, Node 20's
+//!   among them, read it so.)
 //! - **Code points a parser does not know** ([`Divergence::RejectedHost`]): the Unicode
 //!   versions of IDNA tables differ. The `url` crate maps Unicode 16's outlined letters
 //!   (U+1CCE8 is `s`) that Node 20 rejects; a newer ICU in Chromium may map code points the
@@ -88,9 +96,10 @@
 //!   and a full-width `ｉd` all have the host `id`, and a port is dropped), where the `url`
 //!   crate keeps them opaque. A URL whose scheme is a non-special extra origin's is also read
 //!   as an `http:` URL and matches that extra origin by host, on any port.
-//! - **Nesting** ([`Divergence::Nesting`]): inner schemes nested more than 8 deep are
+//! - **Nesting** (strict; [`Divergence::Nesting`]): inner schemes nested more than 8 deep are
 //!   protected rather than judged by the scheme left after 8.
-//! - **WebSocket URLs** ([`Divergence::WebSocket`]): `ws:` and `wss:` are not in `schemes`,
+//! - **WebSocket URLs** (strict and [`Matcher::cookie_url`]; [`Divergence::WebSocket`]): `ws:`
+//!   and `wss:` are not in `schemes`,
 //!   but Chromium's cookie store takes them like `http:` and `https:`
 //!   (`kDefaultCookieableSchemes` in `net/cookies/cookie_monster.cc`), and CDP's
 //!   `Network.getCookies`/`setCookie`/`deleteCookies` take such URLs, so they are judged as
@@ -100,14 +109,14 @@
 //! Ports are not a divergence: Chromium and the URL Standard both refuse a port that is not
 //! all ASCII digits or is above 65535, so such a URL is not protected whatever its host.
 //!
-//! Targets, cookie domains and storage keys fail closed too: `about:blank` and `about:srcdoc`
-//! inherit also with a trailing slash (as `GURL::IsAboutPath` in `url/gurl.cc` allows), in any
-//! case and with escapes; a cookie domain has every leading and trailing dot removed, an empty
-//! one is protected, and an IPv6 extra origin matches with and without brackets; every `^` part
-//! of a storage key that is a URL is judged, so the opaque top-level site's precursor (`^6`) is
-//! too.
+//! Targets: `about:blank/` inherits its origin (`GURL::IsAboutPath` in `url/gurl.cc` allows
+//! the slash; amendment A6). The strict matcher also reads `about:srcdoc/`, any case, escapes and
+//! whitespace as inheriting, takes every leading and trailing dot and whitespace off a cookie
+//! domain (an empty one is protected), matches an IPv6 extra origin's host with and without
+//! brackets, and judges every `^` part of a storage key that is a URL (the opaque top-level
+//! site's precursor `^6`).
 //!
-//! - **Cookie domains are URL authorities to CDP**: `Network.setCookie` and
+//! - **Cookie domains are URL authorities to CDP** (amendment A5): `Network.setCookie` and
 //!   `Storage.setCookies` build `http://<domain>` and set a host-only cookie on that URL's
 //!   host (`MakeCookieFromProtocolValues` in `network_handler.cc`). So in Chromium 156 the
 //!   domain `x@sliccy.ai`, `sliccy.ai:443`, `sliccy.ai/x` or `seven.sliccy.％61i` sets a

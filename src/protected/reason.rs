@@ -57,14 +57,18 @@ pub enum Divergence {
     /// The `url` crate rejects the host (an invalid `xn--` label, a space, a `％` escape, a
     /// code point it does not know or a context rule) and Chromium might accept it.
     RejectedHost,
-    /// Chromium's transitional IDNA maps `ß`, `ẞ`, `ς`, ZWJ and ZWNJ differently.
+    /// Chromium's transitional IDNA maps `ß`, `ẞ`, `ς`, ZWJ and ZWNJ differently (a
+    /// [strict](super::Matcher::strict) matcher), and UTS 46 before Unicode 15.1 maps `ẞ` to `ss`
+    /// (every matcher).
     Transitional,
     /// The `url` crate rejects an IP-like host and an extra origin is an IP literal.
     NumericHost,
-    /// Inner schemes nested deeper than [`MAX_INNER`](super::MAX_INNER).
+    /// Inner schemes nested deeper than [`MAX_INNER`](super::MAX_INNER) (a
+    /// [strict](super::Matcher::strict) matcher).
     Nesting,
     /// A `ws:` or `wss:` URL judged as `http:` or `https:`: Chromium's cookie store treats
-    /// them alike, so `wss://seven.sliccy.ai` reads and writes seven's cookies.
+    /// them alike, so `wss://seven.sliccy.ai` reads and writes seven's cookies (a
+    /// [strict](super::Matcher::strict) matcher, and [`Matcher::cookie_url`](super::Matcher::cookie_url)).
     WebSocket,
     /// C0 controls before an inner URL (`filesystem:\u{1}https://…`): Chromium trims them,
     /// the `url` crate percent-encodes them.

@@ -1,0 +1,150 @@
+//! The matcher's readings stricter than the spec's rules, which are not vectors of
+//! `protected.json` because no Chromium today is known to reach a protected origin through them
+//! (docs/protected-amendments.md): `Matcher::strict` and `Matcher::cookie_url`, with their own
+//! Rust-only vectors in `tests/data/protected-strict.json` (the format of `protected.json`).
+#![cfg(all(feature = "protected", feature = "corpus"))]
+
+use slicc_browsers::protected::{vectors, Matcher, Opener, Vectors};
+use slicc_browsers::shared_catalog;
+
+fn strict_vectors() -> Vectors {
+    Vectors::parse(include_str!("data/protected-strict.json")).expect("the strict vectors parse")
+}
+
+fn matchers(v: &Vectors) -> (Matcher, Matcher) {
+    let m = Matcher::new(&shared_catalog().protected_origins, &v.origins).expect("origins");
+    (m.clone(), m.strict())
+}
+
+fn opener(name: Option<&str>) -> Opener {
+    Opener::from_name(name).expect("a known opener")
+}
+
+/// Every answer of a matcher over a vector file, as (what, input, expected, got).
+fn answers(m: &Matcher, v: &Vectors) -> Vec<(&'static str, String, bool, bool)> {
+    let mut out = Vec::new();
+    for u in &v.urls {
+        out.push(("url", u.url.clone(), u.protected, m.url(&u.url)));
+    }
+    for t in &v.targets {
+        let got = m.target(&t.url, t.previous, opener(t.opener.as_deref()));
+        out.push(("target", format!("{t:?}"), t.protected, got));
+    }
+    for c in &v.cookie_domains {
+        out.push((
+            "cookie domain",
+            c.domain.clone(),
+            c.protected,
+            m.cookie_domain(&c.domain),
+        ));
+    }
+    for k in &v.storage_keys {
+        out.push((
+            "storage key",
+            k.key.clone(),
+            k.protected,
+            m.storage_key(&k.key),
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_strict_matcher_passes_its_vectors_and_the_spec_reading_does_not() {
+    let v = strict_vectors();
+    let (spec, strict) = matchers(&v);
+    assert!(strict.is_strict() && !spec.is_strict());
+    let mut failures = Vec::new();
+    let mut stricter = 0;
+    for ((what, input, expected, got), (_, _, _, spec_got)) in
+        answers(&strict, &v).into_iter().zip(answers(&spec, &v))
+    {
+        if got != expected {
+            failures.push(format!(
+                "strict {what} {input:?}: expected {expected}, got {got}"
+            ));
+        }
+        // Each strict vector is one the spec's reading (url, target, ...) answers otherwise:
+        // that is why it is not in protected.json.
+        if spec_got == expected {
+            failures.push(format!(
+                "the spec's reading already gives {what} {input:?} {expected}"
+            ));
+        }
+        stricter += usize::from(got && !spec_got);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(stricter, 22, "stricter answers");
+}
+
+#[test]
+fn no_strict_vector_is_in_protected_json() {
+    let shipped = slicc_browsers::PROTECTED;
+    let v = strict_vectors();
+    for u in &v.urls {
+        let text = serde_json::to_string(&u.url).unwrap();
+        assert!(
+            !shipped.contains(&format!("\"url\": {text}")),
+            "{text} is in protected.json"
+        );
+    }
+    for c in &v.cookie_domains {
+        let text = serde_json::to_string(&c.domain).unwrap();
+        assert!(
+            !shipped.contains(&format!("\"domain\": {text}")),
+            "{text} is in protected.json"
+        );
+    }
+}
+
+#[test]
+fn the_strict_matcher_protects_all_that_the_spec_reading_does() {
+    let v = vectors();
+    let (spec, strict) = matchers(&v);
+    let mut failures = Vec::new();
+    for ((what, input, expected, got), (_, _, _, spec_got)) in
+        answers(&strict, &v).into_iter().zip(answers(&spec, &v))
+    {
+        if spec_got && !got {
+            failures.push(format!(
+                "{what} {input:?}: the spec's reading protects, strict does not"
+            ));
+        }
+        if got != expected {
+            failures.push(format!(
+                "strict {what} {input:?}: expected {expected}, got {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// `cookie_url`: the `url`/`urls` of CDP's cookie commands, where `ws:`/`wss:` are `http:`/`https:`.
+#[test]
+fn cookie_urls_take_websocket_schemes_as_http() {
+    let v = vectors();
+    let (m, _) = matchers(&v);
+    let cases: [(&str, bool); 12] = [
+        ("wss://seven.sliccy.ai/", true),
+        ("ws://sliccy.ai/socket", true),
+        ("WSS://VAULT.SLICCY.AI:8443/", true),
+        ("ws://127.0.0.1:5710/", true),
+        ("wss://seven.example.test/", true),
+        ("wss://xn--a.sliccy.ai/", true),
+        ("https://seven.sliccy.ai/", true),
+        ("ws://127.0.0.1:5711/", false),
+        ("wss://example.test/", false),
+        ("ftp://seven.sliccy.ai/", false),
+        ("wss://sliccy.ai.evil.test/", false),
+        ("ws:", false),
+    ];
+    for (url, expected) in cases {
+        assert_eq!(m.cookie_url(url), expected, "cookie_url({url:?})");
+        if url.to_ascii_lowercase().starts_with("ws") {
+            assert!(
+                !m.url(url),
+                "url({url:?}) follows rule 3: ws is not in schemes"
+            );
+        }
+    }
+}
