@@ -397,8 +397,16 @@ impl Vars {
         tokens(text).find_map(|(_, _, name)| self.null_reason(name).map(str::to_string))
     }
 
+    /// Whether some variable is a null origin (when none is, nothing needs one).
+    pub fn has_nulls(&self) -> bool {
+        self.vars.values().any(|v| matches!(v, Var::Null { .. }))
+    }
+
     /// The origin name reported for the first null origin a JSON value references, if any.
     pub fn null_reason_in_value(&self, value: &Value) -> Option<String> {
+        if !self.has_nulls() {
+            return None;
+        }
         match value {
             Value::String(s) => self.null_reason_in_str(s),
             Value::Array(items) => items.iter().find_map(|v| self.null_reason_in_value(v)),
@@ -410,6 +418,9 @@ impl Vars {
     /// The origin name reported for the first null origin a step references (nested steps
     /// included), if any.
     pub fn null_reason_in_step(&self, step: &Step) -> Option<String> {
+        if !self.has_nulls() {
+            return None;
+        }
         serde_json::to_value(step)
             .ok()
             .and_then(|v| self.null_reason_in_value(&v))
@@ -419,6 +430,9 @@ impl Vars {
     /// This is the plain reading: `any` is not special here (the judge drops an `any`
     /// alternative that needs a null origin, see [`super::judge`]).
     pub fn null_reason_in_check(&self, check: &Check) -> Option<String> {
+        if !self.has_nulls() {
+            return None;
+        }
         serde_json::to_value(check)
             .ok()
             .and_then(|v| self.null_reason_in_value(&v))

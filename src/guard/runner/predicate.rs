@@ -13,7 +13,7 @@
 //!
 //! An object mixing several keys matches when every key does. Arrays, unknown `$` operators,
 //! operands of the wrong type and regular expressions that don't compile make the predicate
-//! invalid: [`matches`] returns the error (the judge then counts the check as false and reports
+//! invalid: [`matches()`] returns the error (the judge then counts the check as false and reports
 //! it). Placeholders are expanded before a predicate reaches this module.
 //!
 //! ```
