@@ -33,6 +33,8 @@ pub mod cdp;
 pub mod fixture;
 #[cfg(feature = "guard")]
 pub mod policy;
+#[cfg(all(feature = "guard-proxy", not(target_os = "wasi")))]
+pub mod proxy;
 #[cfg(feature = "guard-runner")]
 pub mod runner;
 #[cfg(feature = "guard-runner")]

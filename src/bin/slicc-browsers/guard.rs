@@ -15,6 +15,10 @@ pub const USAGE: &str = "\
   guard fixture [--port P]
                       serve the guard vectors' stand-in (HTTP, every route on every host);
                       print its origin, then each request it logs as a JSON line
+  guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
+                      a CDP relay in front of the browser at <cdp-url> (http://host:port or
+                      its ws:// URL) that keeps browser control off the protected origins;
+                      print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed
 ";
 
 /// Dispatches `guard <subcommand>`.
@@ -24,6 +28,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     };
     match sub.as_str() {
         "fixture" => fixture(args),
+        "proxy" => proxy(args),
         other => Err(format!(
             "unknown guard subcommand {other:?}\nusage:\n{USAGE}"
         )),
@@ -65,5 +70,28 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
         if out.flush().is_err() {
             return Ok(ExitCode::SUCCESS);
         }
+    }
+}
+
+/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]...`: serves until killed.
+fn proxy(mut args: Args) -> Result<ExitCode, String> {
+    use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+    let upstream = args
+        .value("--upstream")?
+        .ok_or("guard proxy needs --upstream <cdp-url> (http://host:port or ws://…)")?;
+    let listen = args.value("--listen")?;
+    let origins = args.values("--origin")?;
+    args.finish()?;
+    let mut options = ProxyOptions::new(&upstream);
+    if let Some(listen) = listen {
+        options.listen = listen;
+    }
+    options.origins = origins;
+    let proxy = Proxy::start(options).map_err(|e| format!("guard proxy: {e}"))?;
+    println!("cdp {}", proxy.endpoint());
+    println!("webSocketDebuggerUrl {}", proxy.websocket_url());
+    let _ = std::io::stdout().flush();
+    loop {
+        std::thread::park();
     }
 }

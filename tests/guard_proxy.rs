@@ -1,0 +1,443 @@
+//! `guard proxy` in front of a headless Chromium this test launches (skipped with the reason
+//! printed where /usr/bin/chromium is absent, failed when `CI` is set), with the stand-in
+//! fixture serving every host: the attacks through the proxy fail, the controls work, an
+//! unguarded connection straight to Chromium sees what really happened, and hostile clients
+//! get errors or closed connections.
+#![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+use slicc_browsers::guard::runner::{CallError, Transport};
+use tungstenite::Message;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const REFUSAL: &str = "slicc: refused: target is on seven's origin";
+
+/// A headless Chromium in a temp profile, in its own process group, killed on drop.
+struct Chromium {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn chromium(fixture_port: u16) -> Option<Chromium> {
+    if !Path::new(CHROMIUM).exists() {
+        if std::env::var_os("CI").is_some() {
+            panic!("{CHROMIUM} is required in CI (apt-get install chromium)");
+        }
+        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let profile: PathBuf = dir.path().join("profile");
+    let rules = format!(
+        "MAP *.sliccy.ai 127.0.0.1:{fixture_port}, MAP sliccy.ai 127.0.0.1:{fixture_port}, MAP ordinary.test 127.0.0.1:{fixture_port}"
+    );
+    let child = {
+        use std::os::unix::process::CommandExt;
+        Command::new(CHROMIUM)
+            .args([
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
+                "--remote-debugging-port=0",
+                &format!("--host-resolver-rules={rules}"),
+                &format!("--user-data-dir={}", profile.display()),
+                "about:blank",
+            ])
+            .env("HOME", dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("chromium starts")
+    };
+    let mut browser = Chromium {
+        child,
+        port: 0,
+        _dir: dir,
+    };
+    let active_port = profile.join("DevToolsActivePort");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&active_port) {
+            if let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
+                if text.lines().count() >= 2 {
+                    browser.port = port;
+                    return Some(browser);
+                }
+            }
+        }
+        if let Ok(Some(status)) = browser.child.try_wait() {
+            panic!("chromium exited ({status}) before writing DevToolsActivePort");
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no DevToolsActivePort within a minute"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn client(endpoint: &str) -> CdpClient {
+    CdpClient::connect_endpoint(
+        endpoint,
+        CdpOptions::new().call_timeout(Duration::from_secs(20)),
+    )
+    .unwrap_or_else(|e| panic!("connects to {endpoint}: {e}"))
+}
+
+/// An HTTP GET on the proxy: (status, body).
+fn http_get(addr: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connects to the proxy");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn refused(r: Result<Value, CallError>) -> bool {
+    matches!(r, Err(CallError::Protocol { ref message, .. }) if message.contains(REFUSAL))
+}
+
+/// Waits until the fixture logged a request whose URL contains `needle`.
+fn logged(fixture: &Fixture, needle: &str, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if fixture.log().iter().any(|e| e.url.contains(needle)) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn proxy_stops_the_attacks_and_keeps_the_controls() {
+    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
+    let Some(browser) = chromium(fixture.port()) else {
+        return;
+    };
+    let upstream = format!("http://127.0.0.1:{}", browser.port);
+    let proxy = Proxy::start(ProxyOptions::new(&upstream)).expect("the proxy starts");
+    let addr = proxy.addr().to_string();
+    let tag = format!("p{}", std::process::id());
+
+    // /json/version points at the proxy.
+    let (status, body) = http_get(&addr, "/json/version");
+    assert_eq!(status, 200, "{body}");
+    let version: Value = serde_json::from_str(&body).unwrap();
+    let ws = version["webSocketDebuggerUrl"].as_str().unwrap();
+    assert!(
+        ws.starts_with(&format!("ws://{addr}/devtools/browser/")),
+        "{ws}"
+    );
+    assert_eq!(ws, proxy.websocket_url());
+
+    // A seven tab the client never touched (opened straight on Chromium).
+    let direct = client(&upstream);
+    let seven_doc = format!("http://seven.sliccy.ai/doc?n=tab-{tag}");
+    let seven_tab = direct
+        .send("Target.createTarget", json!({"url": seven_doc}), None)
+        .unwrap();
+    let seven_id = seven_tab["targetId"].as_str().unwrap().to_string();
+    assert!(logged(
+        &fixture,
+        &format!("tab-{tag}"),
+        Duration::from_secs(20)
+    ));
+
+    // B6 over HTTP: /json/list leaves it out, and links no front end.
+    let (status, body) = http_get(&addr, "/json/list");
+    assert_eq!(status, 200, "{body}");
+    assert!(!body.contains("sliccy.ai"), "{body}");
+    assert!(!body.contains("devtoolsFrontendUrl"), "{body}");
+    assert!(body.contains("\"type\""), "the list is not empty: {body}");
+    let (status, _) = http_get(&addr, "/json/new?http://seven.sliccy.ai/");
+    assert_eq!(
+        status, 404,
+        "/json/new would open a target around the guard"
+    );
+
+    let guarded = client(&proxy.endpoint());
+    // B6, C3: not listed, not attachable, not creatable.
+    let list = guarded.send("Target.getTargets", json!({}), None).unwrap();
+    assert!(!list.to_string().contains("sliccy.ai"), "{list}");
+    assert!(list["targetInfos"]
+        .as_array()
+        .is_some_and(|l| !l.is_empty()));
+    assert!(refused(guarded.send(
+        "Target.attachToTarget",
+        json!({"targetId": seven_id, "flatten": true}),
+        None
+    )));
+    assert!(refused(guarded.send(
+        "Target.createTarget",
+        json!({"url": "http://vault.sliccy.ai/doc?n=created"}),
+        None
+    )));
+
+    // C1: a page the client holds navigates itself to seven; the request never leaves.
+    let page = guarded
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("http://ordinary.test/doc?n=start-{tag}")}),
+            None,
+        )
+        .unwrap();
+    let page_id = page["targetId"].as_str().unwrap().to_string();
+    assert!(logged(
+        &fixture,
+        &format!("start-{tag}"),
+        Duration::from_secs(20)
+    ));
+    let session = guarded
+        .send(
+            "Target.attachToTarget",
+            json!({"targetId": page_id, "flatten": true}),
+            None,
+        )
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    guarded
+        .send("Page.enable", json!({}), Some(&session))
+        .unwrap();
+    guarded
+        .send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": "document.title = 'instrumented'"}),
+            Some(&session),
+        )
+        .unwrap();
+    let from = guarded.event_count();
+    guarded
+        .send(
+            "Runtime.evaluate",
+            json!({"expression": format!("location.href = 'http://seven.sliccy.ai/doc?n=dest-{tag}'; true")}),
+            Some(&session),
+        )
+        .unwrap();
+    let detached = guarded.wait_event(
+        from,
+        &|e| e.method == "Target.detachedFromTarget" && e.params["sessionId"] == json!(session),
+        Duration::from_secs(15),
+    );
+    assert!(
+        detached.is_some(),
+        "the client's session to the blocked page is detached"
+    );
+    assert!(
+        !logged(&fixture, &format!("dest-{tag}"), Duration::from_millis(500)),
+        "the protected document was requested"
+    );
+    let after = guarded.events_since(from);
+    assert!(
+        !serde_json::to_string(&after)
+            .unwrap()
+            .contains(&format!("dest-{tag}")),
+        "an event named the protected URL: {after:?}"
+    );
+    // The unguarded observer sees the block: an error page for the exact URL.
+    let observer = direct
+        .send(
+            "Target.attachToTarget",
+            json!({"targetId": page_id, "flatten": true}),
+            None,
+        )
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let tree = direct
+        .send("Page.getFrameTree", json!({}), Some(&observer))
+        .unwrap();
+    assert_eq!(
+        tree["frameTree"]["frame"]["unreachableUrl"],
+        json!(format!("http://seven.sliccy.ai/doc?n=dest-{tag}")),
+        "{tree}"
+    );
+
+    // Control: the same on an ordinary origin works, instrumented.
+    let page2 = guarded
+        .send("Target.createTarget", json!({"url": "about:blank"}), None)
+        .unwrap();
+    let s2 = guarded
+        .send(
+            "Target.attachToTarget",
+            json!({"targetId": page2["targetId"], "flatten": true}),
+            None,
+        )
+        .unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    guarded.send("Page.enable", json!({}), Some(&s2)).unwrap();
+    guarded
+        .send(
+            "Page.navigate",
+            json!({"url": format!("http://ordinary.test/doc?n=ctl-{tag}")}),
+            Some(&s2),
+        )
+        .unwrap();
+    assert!(logged(
+        &fixture,
+        &format!("ctl-{tag}"),
+        Duration::from_secs(20)
+    ));
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = guarded
+            .send(
+                "Runtime.evaluate",
+                json!({"expression": "location.href"}),
+                Some(&s2),
+            )
+            .unwrap();
+        if r["result"]["value"]
+            .as_str()
+            .is_some_and(|h| h.contains("ctl-"))
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the ordinary navigation did not commit: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(refused(guarded.send(
+        "Page.navigate",
+        json!({"url": "http://sliccy.ai/doc?n=apex"}),
+        Some(&s2)
+    )));
+
+    // C6: cookies planted outside the guard; the guarded read leaves seven's out.
+    direct
+        .send(
+            "Storage.setCookies",
+            json!({"cookies": [
+                {"name": "canary", "value": "SECRET", "domain": "seven.sliccy.ai", "path": "/"},
+                {"name": "canary", "value": format!("plain-{tag}"), "domain": "ordinary.test", "path": "/"}
+            ]}),
+            None,
+        )
+        .unwrap();
+    let cookies = guarded.send("Storage.getCookies", json!({}), None).unwrap();
+    let text = cookies.to_string();
+    assert!(text.contains(&format!("plain-{tag}")), "{text}");
+    assert!(!text.contains("SECRET"), "{text}");
+    assert!(refused(guarded.send(
+        "Network.setCookie",
+        json!({"name": "canary", "value": "written", "url": "http://seven.sliccy.ai/"}),
+        Some(&s2)
+    )));
+    assert!(refused(guarded.send(
+        "Network.clearBrowserCookies",
+        json!({}),
+        Some(&s2)
+    )));
+    let still = direct.send("Storage.getCookies", json!({}), None).unwrap();
+    assert!(
+        still.to_string().contains("SECRET"),
+        "the canary is untouched"
+    );
+
+    // Hostile clients: not JSON, binary garbage, a huge frame, a broken request head.
+    let (mut raw, _) = tungstenite::connect(proxy.websocket_url()).expect("a raw WebSocket");
+    raw.send(Message::text("this is not json")).unwrap();
+    let answer = raw.read().unwrap();
+    assert!(answer.to_text().unwrap().contains("-32700"), "{answer:?}");
+    raw.send(Message::text(
+        r#"{"id":2000000001,"method":"Browser.getVersion"}"#,
+    ))
+    .unwrap();
+    let answer = raw.read().unwrap();
+    assert!(answer.to_text().unwrap().contains("reserved"), "{answer:?}");
+    raw.send(Message::binary(vec![0xff, 0xfe, 0x00])).unwrap();
+    let mut closed = false;
+    for _ in 0..5 {
+        match raw.read() {
+            Ok(Message::Close(_)) | Err(_) => {
+                closed = true;
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    assert!(
+        closed,
+        "a binary frame that is not UTF-8 closes the connection"
+    );
+
+    let (mut big, _) = tungstenite::connect(proxy.websocket_url()).expect("a raw WebSocket");
+    let huge = format!(
+        r#"{{"id":1,"method":"Runtime.evaluate","params":{{"expression":"'{}'"}}}}"#,
+        "x".repeat(17 << 20)
+    );
+    let _ = big.send(Message::text(huge));
+    let mut closed = false;
+    for _ in 0..5 {
+        match big.read() {
+            Ok(Message::Close(_)) | Err(_) => {
+                closed = true;
+                break;
+            }
+            Ok(_) => {}
+        }
+    }
+    assert!(closed, "a frame over the limit closes the connection");
+
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    s.write_all(b"\x16\x03\x01garbage\r\n\r\n").unwrap();
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    assert!(text.starts_with("HTTP/1.1 400"), "{text:?}");
+
+    // The proxy still serves after all that.
+    assert!(guarded.send("Target.getTargets", json!({}), None).is_ok());
+}
