@@ -104,8 +104,10 @@ impl Proxy {
     /// Resolves the browser's WebSocket URL, binds the listening socket and starts serving.
     pub fn start(options: ProxyOptions) -> Result<Proxy, String> {
         let cat = crate::shared_catalog();
+        // The stricter readings only add protection: right for a guard.
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
-            .map_err(|e| format!("--origin: {e}"))?;
+            .map_err(|e| format!("--origin: {e}"))?
+            .strict();
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
         let listener = TcpListener::bind(&options.listen)
             .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;

@@ -131,7 +131,7 @@ impl Policy {
                     for e in entries.iter_mut() {
                         let bad = ["url", "userTypedURL"]
                             .iter()
-                            .any(|k| e[*k].as_str().is_some_and(|u| self.m.url(u)));
+                            .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
                         if let (Some(eid), Some(s)) =
                             (e["id"].as_i64(), self.sessions.get_mut(&key))
                         {
@@ -175,7 +175,7 @@ impl Policy {
             let f = &node["frame"];
             let hit = ["url", "securityOrigin"]
                 .iter()
-                .any(|k| f[*k].as_str().is_some_and(|u| p.m.url(u)));
+                .any(|k| f[*k].as_str().is_some_and(|u| p.m.cookie_url(u)));
             if hit {
                 return Some(main);
             }
@@ -434,7 +434,7 @@ impl Policy {
                             for e in entries {
                                 let bad = ["url", "userTypedURL"]
                                     .iter()
-                                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.url(u)));
+                                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
                                 if let Some(eid) = e["id"].as_i64() {
                                     if let Some(s) = self.sessions.get_mut(&session) {
                                         s.history.insert(eid, bad);
@@ -608,7 +608,7 @@ impl Policy {
                 let main = f.get("parentId").is_none();
                 let real = ["url", "securityOrigin"]
                     .iter()
-                    .any(|k| f[*k].as_str().is_some_and(|u| self.m.url(u)));
+                    .any(|k| f[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
                 if real {
                     self.session_reached(&key, main, out);
                     return out.set(Verdict::Drop, "frame on a protected origin");
@@ -616,7 +616,7 @@ impl Policy {
             }
             "Runtime.executionContextCreated" => {
                 let c = &v["params"]["context"];
-                if c["origin"].as_str().is_some_and(|o| self.m.url(o)) {
+                if c["origin"].as_str().is_some_and(|o| self.m.cookie_url(o)) {
                     let target = self.session(&key).map(|s| s.target.clone());
                     let main = c["auxData"]["frameId"].as_str() == target.as_deref();
                     self.session_reached(&key, main, out);
@@ -770,7 +770,7 @@ impl Policy {
         let frame_hidden = p["frameId"]
             .as_str()
             .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.m.url(url) || {
+        let protected = frame_hidden || self.m.cookie_url(url) || {
             let mut probe = v.clone();
             self.scrub_member(&mut probe, "params").is_err()
         };
@@ -833,7 +833,7 @@ impl Policy {
         let frame_hidden = p["frameId"]
             .as_str()
             .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.m.url(url);
+        let protected = frame_hidden || self.m.cookie_url(url);
         let wants = visible
             && self.session(key).is_some_and(|s| {
                 s.fetch.as_ref().is_some_and(|f| {
@@ -878,7 +878,7 @@ impl Policy {
             "Network.requestWillBeSent" => {
                 let url = v["params"]["request"]["url"].as_str().unwrap_or_default();
                 let doc = v["params"]["documentURL"].as_str().unwrap_or_default();
-                let protected = self.m.url(url) || self.m.url(doc);
+                let protected = self.m.cookie_url(url) || self.m.cookie_url(doc);
                 let host = host_of(url).to_string();
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                     s.requests.insert(r, (protected, host));
@@ -888,7 +888,7 @@ impl Policy {
                 }
                 let redirect_bad = v["params"]["redirectResponse"]["url"]
                     .as_str()
-                    .is_some_and(|u| self.m.url(u));
+                    .is_some_and(|u| self.m.cookie_url(u));
                 if redirect_bad {
                     if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                         params.remove("redirectResponse");
@@ -899,7 +899,7 @@ impl Policy {
             }
             "Network.webSocketCreated" => {
                 let url = v["params"]["url"].as_str().unwrap_or_default();
-                let protected = self.m.url(url);
+                let protected = self.m.cookie_url(url);
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                     s.requests.insert(r, (protected, String::new()));
                 }
@@ -909,7 +909,7 @@ impl Policy {
             }
             "Network.responseReceived" => {
                 let url = v["params"]["response"]["url"].as_str().unwrap_or_default();
-                if self.m.url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
+                if self.m.cookie_url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
                     if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                         s.requests.insert(r, (true, String::new()));
                     }

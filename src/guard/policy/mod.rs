@@ -5,7 +5,10 @@
 //! [`Policy`] does no I/O, starts no thread and reads no clock: the caller feeds it each frame
 //! (text) with the time in milliseconds, and sends on what comes back in [`Output`]. It builds
 //! for `wasm32-wasip1`. Every judgement about a URL, a cookie domain or a storage key goes
-//! through [`Matcher`].
+//! through [`Matcher`]: URLs through [`Matcher::cookie_url`] ([`Matcher::url`], with `ws:` and
+//! `wss:` read as `http:` and `https:`, since a WebSocket or a cookie command on seven reaches
+//! seven's cookies). A guard should pass a [`Matcher::strict`] matcher, as the proxy does: its
+//! readings without Chromium evidence only ever add protection.
 //!
 //! ```
 //! use slicc_browsers::guard::policy::{Policy, Verdict};

@@ -1,6 +1,8 @@
 //! What in a CDP message names a protected origin, and taking it out.
 //!
-//! Every judgement goes through [`Matcher`]: URL-like members through [`Matcher::url`],
+//! Every judgement goes through [`Matcher`]: URL-like members through [`Matcher::cookie_url`]
+//! ([`Matcher::url`], and `ws:`/`wss:` read as `http:`/`https:`: a WebSocket or a cookie
+//! command on seven reaches seven's cookies),
 //! storage keys through [`Matcher::storage_key`], cookies (an object with a string `name` and
 //! `domain`) through [`Matcher::cookie_domain`]. Target ids are judged by the policy's own
 //! target table (the spec's *Targets* rule, see `super::Policy`).
@@ -97,11 +99,11 @@ pub(crate) struct Judging<'a, F: Fn(&str) -> bool> {
 impl<F: Fn(&str) -> bool> Judging<'_, F> {
     fn judge(&self, how: Judge, v: &Value) -> bool {
         match (how, v) {
-            (Judge::Url, Value::String(s)) => self.m.url(s),
+            (Judge::Url, Value::String(s)) => self.m.cookie_url(s),
             (Judge::Urls, Value::Array(items)) => items
                 .iter()
-                .any(|i| i.as_str().is_some_and(|s| self.m.url(s))),
-            (Judge::Urls, Value::String(s)) => self.m.url(s),
+                .any(|i| i.as_str().is_some_and(|s| self.m.cookie_url(s))),
+            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s),
             (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
             (Judge::CacheId, Value::String(s)) => {
                 let key = s.split('|').next().unwrap_or_default();
