@@ -689,6 +689,38 @@ fn the_log_keeps_the_newest_entries_within_its_bound() {
 }
 
 #[test]
+fn the_log_keeps_within_its_byte_bound() {
+    let f = Fixture::start(FixtureOptions {
+        max_log_bytes: 4096,
+        ..FixtureOptions::default()
+    })
+    .unwrap();
+    let pad = "p".repeat(1000);
+    for i in 0..10 {
+        get_with(&f, &format!("/data?n={i}"), &format!("X-Pad: {pad}\r\n"));
+    }
+    log_with(&f, 10);
+    let log = f.log();
+    assert!(
+        (2..=4).contains(&log.len()),
+        "about 1 KiB an entry in 4 KiB: {}",
+        log.len()
+    );
+    assert_eq!(log.last().unwrap().url, "http://h.test/data?n=9");
+    assert_eq!(f.len(), 10);
+    // An entry larger than the whole budget is still kept, alone.
+    get_with(
+        &f,
+        "/data?n=big",
+        &format!("X-Big: {}\r\n", "b".repeat(8000)),
+    );
+    log_with(&f, 11);
+    let log = f.log();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].url, "http://h.test/data?n=big");
+}
+
+#[test]
 fn wait_log_returns_the_new_entry() {
     let f = start();
     let mark = f.len();
@@ -761,6 +793,41 @@ fn latency_holds_the_chosen_urls() {
     held.stream.set_read_timeout(Some(HANG_GUARD)).unwrap();
     f.close();
     assert!(held.closed(), "closing the fixture ends the hold");
+}
+
+#[test]
+fn a_panicking_latency_callback_costs_one_connection_only() {
+    let f = Fixture::start(FixtureOptions {
+        latency: Some(Arc::new(|url: &str| {
+            if url.contains("boom") {
+                panic!("latency callback panics on purpose");
+            }
+            None
+        })),
+        limits: Limits {
+            max_connections: 2,
+            ..Limits::default()
+        },
+        ..FixtureOptions::default()
+    })
+    .unwrap();
+    for _ in 0..4 {
+        let mut c = Client::connect(f.addr());
+        c.send(b"GET /data?n=boom HTTP/1.1\r\nHost: h\r\n\r\n");
+        assert!(c.closed());
+        assert!(c.buf.is_empty(), "no answer from a panicked connection");
+    }
+    // The slots came back (eventually: the threads unwind on their own).
+    let deadline = Instant::now() + HANG_GUARD;
+    loop {
+        let r = get(&f, "h", "/data?n=fine");
+        if r.status == 200 {
+            assert_eq!(r.text(), "real-fine");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the slots never came back");
+        thread::sleep(Duration::from_millis(20));
+    }
 }
 
 // ---- connections ---------------------------------------------------------------------------
