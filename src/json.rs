@@ -14,31 +14,58 @@ use crate::Error;
 /// The version is checked first, so a schema 2 file is reported as such and not as whatever
 /// shape difference schema 2 brings; the shape is then read from the text, not the parsed
 /// value, so its errors keep their line and column.
+#[cfg_attr(not(feature = "corpus"), allow(dead_code))]
 pub(crate) fn parse_versioned<T: DeserializeOwned>(
     what: &'static str,
     text: &str,
     key: &str,
 ) -> Result<T, Error> {
+    check_version(what, text, key)?;
+    serde_json::from_str(text).map_err(|e| Error::json(what, &e))
+}
+
+/// Parses `text` (the document `what`) as `T` in one pass, then checks the version `T` read
+/// (`version`). Only when the typed parse fails is the text read a second time, as a
+/// [`Value`], to tell a wrong or missing `key` (an [`Error::Schema`]) from a shape error, so
+/// the errors are those of [`parse_versioned`] while a good document is parsed once.
+pub(crate) fn parse_typed<T: DeserializeOwned>(
+    what: &'static str,
+    text: &str,
+    key: &str,
+    version: impl Fn(&T) -> u32,
+) -> Result<T, Error> {
+    match serde_json::from_str::<T>(text) {
+        Ok(doc) => match version(&doc) {
+            crate::SCHEMA => Ok(doc),
+            other => Err(Error::Schema {
+                what,
+                found: other.to_string(),
+            }),
+        },
+        Err(e) => {
+            check_version(what, text, key)?;
+            Err(Error::json(what, &e))
+        }
+    }
+}
+
+/// Whether `text` is a JSON object whose `key` member is [`SCHEMA`](crate::SCHEMA).
+fn check_version(what: &'static str, text: &str, key: &str) -> Result<(), Error> {
     let value: Value = serde_json::from_str(text).map_err(|e| Error::json(what, &e))?;
     let Some(object) = value.as_object() else {
         return Err(Error::invalid("/", format!("{what} must be a JSON object")));
     };
     match object.get(key) {
-        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => {}
-        Some(other) => {
-            return Err(Error::Schema {
-                what,
-                found: other.to_string(),
-            })
-        }
-        None => {
-            return Err(Error::Schema {
-                what,
-                found: "missing".into(),
-            })
-        }
+        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => Ok(()),
+        Some(other) => Err(Error::Schema {
+            what,
+            found: other.to_string(),
+        }),
+        None => Err(Error::Schema {
+            what,
+            found: "missing".into(),
+        }),
     }
-    serde_json::from_str(text).map_err(|e| Error::json(what, &e))
 }
 
 /// The JSON pointer of `segments`, each escaped as RFC 6901 says (`~` as `~0`, `/` as `~1`):

@@ -19,7 +19,8 @@
 //! | feature | gives |
 //! | --- | --- |
 //! | (none) | the `&str` constants of every shipped file and schema, [`SCHEMA`] |
-//! | `serde` | the typed [`Catalog`], `Catalog::parse`, `catalog()`, seven origins, locations |
+//! | `serde` | the typed [`Catalog`], `Catalog::parse`, `catalog()`, locations (no regex engine) |
+//! | `patterns` | the catalog's four regular expressions: seven origins, the Chromium major of a user agent, profile names |
 //! | `protected` | `protected::Matcher`: URLs, targets, cookie domains, storage keys |
 //! | `corpus` | `CORPUS`, `PROTECTED`, `GUARD_VECTORS` and the corpus, vector and guard modules |
 //! | `guard` | `guard::policy`: the sans-I/O CDP guard policy on the protected-origin matcher |

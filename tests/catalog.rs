@@ -160,6 +160,31 @@ fn malformed_catalogs_are_errors() {
     ];
     assert!(cases.len() >= 20);
     for (name, text) in cases {
+        // A pattern is compiled on first use, not by `Catalog::parse`: a bad one is found by
+        // `check_patterns` (feature `patterns`), which `validate` runs.
+        let pattern_case = name.starts_with("bad ") && name.ends_with(" pattern");
+        if pattern_case {
+            let cat = Catalog::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            #[cfg(not(feature = "patterns"))]
+            let _ = cat;
+            #[cfg(not(feature = "patterns"))]
+            continue;
+            #[cfg(feature = "patterns")]
+            {
+                let err = cat
+                    .check_patterns()
+                    .err()
+                    .unwrap_or_else(|| panic!("{name}: compiled"));
+                let message = err.to_string();
+                let path = if name == "bad origin pattern" {
+                    "/seven/originHostPattern"
+                } else {
+                    "/profiles/sixProfilePattern"
+                };
+                assert!(message.contains(path), "{message}");
+                continue;
+            }
+        }
         let result = std::panic::catch_unwind(|| Catalog::parse(&text));
         let result = result.unwrap_or_else(|_| panic!("{name}: Catalog::parse panicked"));
         let err = result.err().unwrap_or_else(|| panic!("{name}: parsed"));
@@ -186,6 +211,56 @@ fn malformed_catalogs_are_errors() {
     }
 }
 
+/// A catalog is parsed once and its patterns are compiled only when used: a bad pattern does
+/// not stop the parse, the rule that uses it answers "no" (never a panic), and
+/// `check_patterns` names it by its JSON path.
+#[cfg(feature = "patterns")]
+#[test]
+fn bad_patterns_are_found_on_use_and_by_check_patterns() {
+    let good: serde_json::Value = serde_json::from_str(CATALOG).unwrap();
+    for path in [
+        "/discovery/chromeMajorPattern",
+        "/seven/originHostPattern",
+        "/profiles/sixProfilePattern",
+        "/profiles/namePattern",
+    ] {
+        let mut v = good.clone();
+        *v.pointer_mut(path).unwrap() = "([unclosed".into();
+        let cat = Catalog::parse(&v.to_string()).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let err = cat.check_patterns().expect_err(path);
+        assert!(
+            matches!(&err, Error::Invalid { path: p, message } if p == path && message.contains("does not compile")),
+            "{path}: {err:?}"
+        );
+        // Every rule still answers; the one whose pattern is bad answers "no".
+        let ua = "Mozilla/5.0 Chrome/154.0.0.0";
+        let none: &[&str] = &[];
+        let answers = [
+            cat.chrome_major(ua) == Some(154),
+            cat.is_seven_origin("https://seven.sliccy.ai/", none),
+            cat.is_six_profile_name("browser-coding-agent-chrome"),
+            cat.valid_profile_name("demo"),
+        ];
+        let bad = [
+            "/discovery/chromeMajorPattern",
+            "/seven/originHostPattern",
+            "/profiles/sixProfilePattern",
+            "/profiles/namePattern",
+        ]
+        .iter()
+        .position(|p| *p == path)
+        .unwrap();
+        for (i, answer) in answers.iter().enumerate() {
+            assert_eq!(*answer, i != bad, "{path}: rule {i}");
+        }
+    }
+    // The shipped catalog's patterns all compile, and compiling twice is harmless.
+    let cat = slicc_browsers::catalog();
+    assert!(cat.valid_profile_name("demo"));
+    cat.check_patterns().unwrap();
+    cat.check_patterns().unwrap();
+}
+
 #[test]
 fn unknown_fields_are_tolerated() {
     let mut v: serde_json::Value = serde_json::from_str(CATALOG).unwrap();
@@ -196,6 +271,7 @@ fn unknown_fields_are_tolerated() {
     assert_eq!(cat.browsers[0].id, "chrome");
 }
 
+#[cfg(feature = "patterns")]
 #[test]
 fn seven_origins() {
     let cat = slicc_browsers::shared_catalog();
@@ -262,10 +338,14 @@ fn filters() {
     let ua = |major: &str| {
         format!("Mozilla/5.0 (X11) AppleWebKit/537.36 Chrome/{major}.0.0.0 Safari/537.36")
     };
-    assert!(cat.user_agent_passes(&ua("116")));
-    assert!(!cat.user_agent_passes(&ua("115")));
-    assert!(cat.user_agent_passes("no version here"));
-    assert!(cat.user_agent_passes(&ua("99999999999999999999999")));
+    #[cfg(feature = "patterns")]
+    {
+        assert!(cat.user_agent_passes(&ua("116")));
+        assert!(!cat.user_agent_passes(&ua("115")));
+        assert!(cat.user_agent_passes("no version here"));
+        assert!(cat.user_agent_passes(&ua("99999999999999999999999")));
+    }
+    let _ = ua;
     assert!(!cat.installed_passes("chrome", Some("115.0.1")));
     assert!(cat.installed_passes("chrome", Some("116")));
     assert!(cat.installed_passes("chrome", Some("dev")));
@@ -277,14 +357,17 @@ fn filters() {
 #[test]
 fn profile_names_and_six() {
     let cat = slicc_browsers::shared_catalog();
-    assert!(cat.valid_profile_name("demo"));
-    assert!(!cat.valid_profile_name(".."));
-    assert!(!cat.valid_profile_name("a/b"));
-    assert!(!cat.valid_profile_name(""));
-    assert!(cat.is_six_profile_name("browser-coding-agent-chrome"));
-    assert!(cat.is_six_profile_name("BROWSER-Coding-Agent-Chrome-5720"));
-    assert!(!cat.is_six_profile_name("browser-coding-agent-chrome-old"));
-    assert!(!cat.is_six_profile_name("leader"));
+    #[cfg(feature = "patterns")]
+    {
+        assert!(cat.valid_profile_name("demo"));
+        assert!(!cat.valid_profile_name(".."));
+        assert!(!cat.valid_profile_name("a/b"));
+        assert!(!cat.valid_profile_name(""));
+        assert!(cat.is_six_profile_name("browser-coding-agent-chrome"));
+        assert!(cat.is_six_profile_name("BROWSER-Coding-Agent-Chrome-5720"));
+        assert!(!cat.is_six_profile_name("browser-coding-agent-chrome-old"));
+        assert!(!cat.is_six_profile_name("leader"));
+    }
     assert_eq!(
         cat.electron.app_id("Visual Studio Code - Insiders"),
         "electron:visual-studio-code-insiders"

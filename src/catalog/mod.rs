@@ -1,8 +1,13 @@
 //! The typed catalog (feature `serde`): every object of `catalog.json` as a struct.
 //!
 //! The types mirror the file one to one (`camelCase` names) and accept unknown fields, so a
-//! catalog from a later minor release still parses. [`Catalog::parse`] rejects any `schema`
-//! other than 1 and every regular expression that does not compile.
+//! catalog from a later minor release still parses. [`Catalog::parse`] reads the text in one
+//! pass and rejects any `schema` other than 1. The four regular expressions
+//! (`chromeMajorPattern`, `originHostPattern`, `sixProfilePattern`, `namePattern`) are compiled
+//! only by what uses them, with feature `patterns` (which `discovery` and `launch` turn on):
+//! `Catalog::chrome_major`, `Catalog::user_agent_passes`, `Catalog::is_seven_origin`,
+//! `Catalog::valid_profile_name` and `Catalog::is_six_profile_name` compile theirs on first
+//! use, and `Catalog::check_patterns` compiles all four and names one that does not compile.
 //!
 //! ```
 //! let cat = slicc_browsers::catalog();
@@ -17,6 +22,7 @@ mod browser;
 mod enums;
 mod origin;
 mod paths;
+mod patterns;
 mod sections;
 
 pub use active_port::ActivePort;
@@ -26,31 +32,29 @@ pub use enums::{Channel, Engine, Os};
 pub(crate) use origin::default_port;
 pub use origin::{split_host_port, Origin};
 pub use paths::{home_dir, join_path, six_path_key, Env};
+use patterns::Patterns;
 pub use sections::{
     DiscardException, Discovery, Electron, ElectronApp, ElectronLaunch, Launch, Location, Names,
     Platform, Platforms, Pref, ProcessScan, Profiles, ProtectedOrigins, Rank, Registry, Seven,
     SixProfiles, SixRoot, SixRoots, SourceRank, Tiers, WindowsPlatform,
 };
 
-use std::sync::OnceLock;
-
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
 /// Parses the embedded [`CATALOG`](crate::CATALOG).
 ///
-/// Each call parses anew and returns an owned copy; use [`shared_catalog`] for one instance
-/// parsed once per process. The embedded file is proven to parse by the crate's tests, so this
-/// never panics in a released crate.
+/// Each call parses anew (one pass over the text, no pattern compiled) and returns an owned
+/// copy; use [`shared_catalog`] for one instance parsed once per process. The embedded file is
+/// proven to parse by the crate's tests, so this never panics in a released crate.
 pub fn catalog() -> Catalog {
     Catalog::parse(crate::CATALOG).expect("the embedded catalog.json parses (checked by the tests)")
 }
 
 /// The embedded catalog, parsed on first use and shared for the life of the process.
 pub fn shared_catalog() -> &'static Catalog {
-    static SHARED: OnceLock<Catalog> = OnceLock::new();
+    static SHARED: std::sync::OnceLock<Catalog> = std::sync::OnceLock::new();
     SHARED.get_or_init(catalog)
 }
 
@@ -81,28 +85,17 @@ pub struct Catalog {
     /// Config dirs, Windows roots and registry keys per OS.
     pub platforms: Platforms,
     #[serde(skip)]
+    #[cfg_attr(not(feature = "patterns"), allow(dead_code))]
     patterns: Patterns,
 }
 
-/// The catalog's regular expressions, compiled once.
-#[derive(Debug, Clone, Default)]
-struct Patterns {
-    chrome_major: OnceLock<Option<Regex>>,
-    origin_host: OnceLock<Option<Regex>>,
-    six_profile: OnceLock<Option<Regex>>,
-    name: OnceLock<Option<Regex>>,
-}
-
-/// Compiles `pattern` once into `cell`; `None` when it does not compile.
-fn compiled<'a>(cell: &'a OnceLock<Option<Regex>>, pattern: &str) -> Option<&'a Regex> {
-    cell.get_or_init(|| Regex::new(pattern).ok()).as_ref()
-}
-
 impl Catalog {
-    /// Parses a catalog, rejecting a schema other than 1 and patterns that do not compile.
+    /// Parses a catalog, rejecting a schema other than 1.
     ///
-    /// The error names what was wrong: the line and column of a JSON or shape error, the
-    /// schema value found, or the JSON path of a bad pattern.
+    /// The text is deserialised once; the four regular expressions are compiled on first use
+    /// (with feature `patterns`), and `Catalog::check_patterns` compiles them all at once and
+    /// names a bad one. The error names what was wrong: the line and column of a JSON or shape
+    /// error, or the schema value found.
     ///
     /// ```
     /// use slicc_browsers::{Catalog, Error};
@@ -110,56 +103,7 @@ impl Catalog {
     /// assert!(matches!(err, Error::Schema { .. }));
     /// ```
     pub fn parse(text: &str) -> Result<Catalog, Error> {
-        let catalog: Catalog = crate::json::parse_versioned("catalog.json", text, "schema")?;
-        catalog.check_patterns()?;
-        Ok(catalog)
-    }
-
-    /// Compiles every pattern, naming the first that does not compile.
-    fn check_patterns(&self) -> Result<(), Error> {
-        let checks: [(&str, &str, &OnceLock<Option<Regex>>); 4] = [
-            (
-                "/discovery/chromeMajorPattern",
-                &self.discovery.chrome_major_pattern,
-                &self.patterns.chrome_major,
-            ),
-            (
-                "/seven/originHostPattern",
-                &self.seven.origin_host_pattern,
-                &self.patterns.origin_host,
-            ),
-            (
-                "/profiles/sixProfilePattern",
-                &self.profiles.six_profile_pattern,
-                &self.patterns.six_profile,
-            ),
-            (
-                "/profiles/namePattern",
-                &self.profiles.name_pattern,
-                &self.patterns.name,
-            ),
-        ];
-        for (path, pattern, cell) in checks {
-            let six = path.ends_with("sixProfilePattern");
-            // Six's pattern is used case-insensitively, so that is the form that must compile.
-            let text = if six {
-                format!("(?i){pattern}")
-            } else {
-                pattern.to_string()
-            };
-            match Regex::new(&text) {
-                Ok(re) => {
-                    let _ = cell.set(Some(re));
-                }
-                Err(e) => {
-                    return Err(Error::invalid(
-                        path,
-                        format!("pattern does not compile: {e}"),
-                    ));
-                }
-            }
-        }
-        Ok(())
+        crate::json::parse_typed("catalog.json", text, "schema", |c: &Catalog| c.schema)
     }
 
     /// The browser with this id, if the catalog has one.
@@ -174,31 +118,6 @@ impl Catalog {
             .iter()
             .position(|b| b.id == id)
             .unwrap_or(self.browsers.len())
-    }
-
-    /// The Chromium major version in a user agent, by `discovery.chromeMajorPattern`.
-    ///
-    /// ```
-    /// let cat = slicc_browsers::shared_catalog();
-    /// let ua = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/154.0.0.0 Safari/537.36";
-    /// assert_eq!(cat.chrome_major(ua), Some(154));
-    /// assert_eq!(cat.chrome_major("curl/8.0"), None);
-    /// ```
-    pub fn chrome_major(&self, user_agent: &str) -> Option<u64> {
-        let re = compiled(
-            &self.patterns.chrome_major,
-            &self.discovery.chrome_major_pattern,
-        )?;
-        let digits = re.captures(user_agent)?.get(1)?.as_str();
-        // A major too long for u64 is far above any minimum: treat it as the largest value.
-        Some(digits.parse().unwrap_or(u64::MAX))
-    }
-
-    /// Whether an endpoint with this user agent passes the `minChromiumMajor` filter: a user
-    /// agent without a Chromium major passes.
-    pub fn user_agent_passes(&self, user_agent: &str) -> bool {
-        self.chrome_major(user_agent)
-            .is_none_or(|major| major >= u64::from(self.min_chromium_major))
     }
 
     /// Whether an installed browser with this id and version passes the `minChromiumMajor`
@@ -224,26 +143,5 @@ impl Catalog {
         digits
             .parse::<u64>()
             .map_or(true, |major| major >= u64::from(self.min_chromium_major))
-    }
-
-    /// Whether `name` is a valid SLICC profile name (`profiles.namePattern`).
-    pub fn valid_profile_name(&self, name: &str) -> bool {
-        compiled(&self.patterns.name, &self.profiles.name_pattern)
-            .is_some_and(|re| re.is_match(name))
-    }
-
-    /// Whether a dir name in six's root is one of six's profiles (`profiles.sixProfilePattern`,
-    /// matched case-insensitively).
-    pub fn is_six_profile_name(&self, name: &str) -> bool {
-        self.patterns
-            .six_profile
-            .get_or_init(|| Regex::new(&format!("(?i){}", self.profiles.six_profile_pattern)).ok())
-            .as_ref()
-            .is_some_and(|re| re.is_match(name))
-    }
-
-    /// The catalog's `seven.originHostPattern`, compiled.
-    pub(crate) fn origin_host_regex(&self) -> Option<&Regex> {
-        compiled(&self.patterns.origin_host, &self.seven.origin_host_pattern)
     }
 }

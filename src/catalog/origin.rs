@@ -1,8 +1,10 @@
-//! Origins as discovery compares them, and the seven-origin rule.
+//! Origins as discovery compares them, and the seven-origin rule (feature `patterns`).
 
 use std::fmt;
 
-use super::{Catalog, Seven};
+#[cfg(feature = "patterns")]
+use super::Catalog;
+use super::Seven;
 
 /// A `scheme://host[:port]` origin, normalised: scheme and host in lower case, the scheme's
 /// default port (443 for https and wss, 80 for http and ws) left out.
@@ -127,6 +129,7 @@ impl fmt::Display for Origin {
     }
 }
 
+#[cfg(feature = "patterns")]
 impl Catalog {
     /// Whether the URL's origin is one of seven's: `https://<label>.sliccy.ai` (by
     /// `seven.originHostPattern`, without the excluded labels and label prefixes, never the bare

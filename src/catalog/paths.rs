@@ -170,7 +170,8 @@ impl Catalog {
     /// name matches `profiles.sixProfilePattern`. Every argument is a [`six_path_key`].
     ///
     /// This is the one six-dir rule: discovery asks it of each dir as written and as resolved,
-    /// launch of a dir and each of its parents.
+    /// launch of a dir and each of its parents. (Feature `patterns`.)
+    #[cfg(feature = "patterns")]
     pub fn is_six_dir_key(&self, dir: &str, root: Option<&str>, env_dir: Option<&str>) -> bool {
         if env_dir == Some(dir) {
             return true;

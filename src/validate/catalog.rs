@@ -175,7 +175,8 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         previous = Some((name, tier));
     }
 
-    // Patterns that compile (six's as it is used, case-insensitively).
+    // Patterns that compile (six's as it is used, case-insensitively), by the engine the
+    // catalog compiles them with.
     for (path, prefix) in [
         ("/discovery/chromeMajorPattern", ""),
         ("/seven/originHostPattern", ""),
@@ -183,7 +184,7 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         ("/profiles/namePattern", ""),
     ] {
         if let Some(pattern) = catalog.pointer(path).and_then(Value::as_str) {
-            if let Err(e) = Regex::new(&format!("{prefix}{pattern}")) {
+            if let Err(e) = regex_lite::Regex::new(&format!("{prefix}{pattern}")) {
                 problem(path.into(), "patterns", format!("does not compile: {e}"));
             }
         }
@@ -218,8 +219,9 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         }
     }
 
-    // The typed catalog reads it.
-    if let Err(e) = crate::Catalog::parse(&catalog.to_string()) {
+    // The typed catalog reads it, and compiles its patterns.
+    let typed = crate::Catalog::parse(&catalog.to_string()).and_then(|c| c.check_patterns());
+    if let Err(e) = typed {
         out.push(Problem::new(file, "", "typed", e.to_string()));
     }
     out
