@@ -22,12 +22,14 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     .map_err(|e| e.to_string())?;
     if json_lines {
         if !urls.is_empty() {
-            return Err("--json-lines reads URLs from standard input, not the command line".into());
+            return crate::args::usage(
+                "--json-lines reads URLs from standard input, not the command line".into(),
+            );
         }
         return json_lines_run(&matcher);
     }
     if urls.is_empty() {
-        return Err("check needs at least one URL (or --json-lines)".into());
+        return crate::args::usage("check needs at least one URL (or --json-lines)".into());
     }
     let mut any = false;
     for url in &urls {

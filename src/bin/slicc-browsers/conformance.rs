@@ -12,13 +12,13 @@ use crate::args::Args;
 
 /// Dispatches on the kind of file: `corpus` or `protected`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
-    let kind = args.next_positional().ok_or(
-        "conformance needs a kind: corpus [FILE] [--os darwin|linux|windows], or protected [FILE]",
-    )?;
+    let Some(kind) = args.next_positional() else {
+        return args.error("conformance needs a kind: corpus or protected");
+    };
     match kind.as_str() {
         "corpus" => run_corpus(args),
         "protected" => run_protected(args),
-        other => Err(format!(
+        other => args.error(format!(
             "unknown conformance kind {other:?} (expected corpus or protected)"
         )),
     }
@@ -30,7 +30,7 @@ fn run_corpus(mut args: Args) -> Result<ExitCode, String> {
     let oses = args
         .values("--os")?
         .iter()
-        .map(|o| o.parse::<Os>().map_err(|e| e.to_string()))
+        .map(|o| o.parse::<Os>().or_else(|e| args.error(e.to_string())))
         .collect::<Result<Vec<Os>, String>>()?;
     let oses = if oses.is_empty() {
         Os::ALL.to_vec()

@@ -9,8 +9,8 @@ use crate::args::Args;
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     match args.next_positional().as_deref() {
         Some("build") => build(args),
-        Some(other) => Err(format!("unknown corpus command {other:?} (expected build)")),
-        None => Err("corpus needs a command: build".into()),
+        Some(other) => args.error(format!("unknown corpus command {other:?} (expected build)")),
+        None => args.error("corpus needs a command: build"),
     }
 }
 

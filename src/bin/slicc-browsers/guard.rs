@@ -24,14 +24,12 @@ pub const USAGE: &str = "\
 /// Dispatches `guard <subcommand>`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let Some(sub) = args.next_positional() else {
-        return Err(format!("guard needs a subcommand\nusage:\n{USAGE}"));
+        return args.error("guard needs a subcommand");
     };
     match sub.as_str() {
         "fixture" => fixture(args),
         "proxy" => proxy(args),
-        other => Err(format!(
-            "unknown guard subcommand {other:?}\nusage:\n{USAGE}"
-        )),
+        other => args.error(format!("unknown guard subcommand {other:?}")),
     }
 }
 

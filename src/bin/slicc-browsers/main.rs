@@ -18,59 +18,138 @@ const USAGE: &str = "\
 usage: slicc-browsers <command> [options]
 
 commands:
-  list [--json] [--cdp URL]... [--origin ORIGIN]...
-                      this machine's browsers, ranked (--json: output schema 1)
-  conformance corpus [FILE] [--os darwin|linux|windows]
-                      run a corpus file (the shipped one by default) through discovery
-  conformance protected [FILE]
-                      run protected-origin vectors (the shipped protected.json by default)
-  launch [--browser <id>] [--profile <name>] [--headless] [--json]
-                      launch a browser for seven in a seven profile and print its endpoint
-  check [--origin O]... <url>...
-                      say whether each URL is protected, and why (--origin: an extra origin)
-  check [--origin O]... --json-lines
-                      read JSON strings from stdin, write one {url, protected} object per line
-  validate [--strict] [DIR]
-                      check the catalog, corpus and vector files (the crate's own by default)
-                      against the spec's rules; --strict also prints warnings: rules of this
-                      crate's own that the spec does not state (they never fail the command)
-  corpus build [DIR] [--check]
-                      regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
+  list          this machine's browsers, ranked
+  check         say whether URLs are protected, and why
+  conformance   run a corpus or protected-origin vector file
+  launch        launch a browser for seven and print its endpoint
+  validate      check the catalog, corpus and vector files
+  corpus        regenerate corpus.json
+  guard         the guard vectors: stand-in fixture, reference guard proxy, runners
+  help          show this text (also -h, --help; `<command> --help` for a command)
+
+options:
+  -h, --help     show this text
+  -V, --version  print the version
+
+exit status: 0 done; 1 the answer is negative (a URL is protected, a case or vector failed,
+validate found problems); 2 the command could not run (bad usage, unreadable input).
 ";
 
-/// The usage text's last line.
-const USAGE_END: &str = "  help                show this text\n";
-
-/// The whole usage text.
-fn usage() -> String {
-    format!("{USAGE}{}{USAGE_END}", guard::USAGE)
+/// A command: its name, usage and what runs it.
+struct Command {
+    name: &'static str,
+    usage: &'static [&'static str],
+    run: fn(Args) -> Result<ExitCode, String>,
 }
 
+/// Every command, with the usage `<command> --help` prints.
+const COMMANDS: &[Command] = &[
+    Command {
+        name: "list",
+        usage: &["\
+usage: slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...
+  this machine's browsers, ranked (--json: output schema 1; --cdp: a CDP endpoint to include;
+  --origin: an extra seven origin)
+"],
+        run: list::run,
+    },
+    Command {
+        name: "check",
+        usage: &["\
+usage: slicc-browsers check [--origin O]... <url>...
+       slicc-browsers check [--origin O]... --json-lines
+  say whether each URL is protected, and why (--origin: an extra origin); with --json-lines,
+  read JSON strings from stdin and write one {url, protected} object per line
+  exit 1 when any URL is protected
+"],
+        run: check::run,
+    },
+    Command {
+        name: "conformance",
+        usage: &["\
+usage: slicc-browsers conformance corpus [FILE] [--os darwin|linux|windows]
+       slicc-browsers conformance protected [FILE]
+  run a corpus file through discovery, or protected-origin vectors through the matcher (the
+  shipped files by default); ends with `N passed, M failed`, exit 1 when M > 0
+"],
+        run: conformance::run,
+    },
+    Command {
+        name: "launch",
+        usage: &["\
+usage: slicc-browsers launch [--browser <id>] [--profile <name>] [--headless] [--json]
+  launch a browser for seven in a seven profile and print its endpoint
+"],
+        run: launch::run,
+    },
+    Command {
+        name: "validate",
+        usage: &["\
+usage: slicc-browsers validate [--strict] [DIR]
+  check the catalog, corpus and vector files (the crate's own by default) against the spec's
+  rules; exit 1 on problems. --strict also prints warnings: rules of this crate's own that the
+  spec does not state (they never fail the command)
+"],
+        run: validate::run,
+    },
+    Command {
+        name: "corpus",
+        usage: &["\
+usage: slicc-browsers corpus build [DIR] [--check]
+  regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
+"],
+        run: corpus::run,
+    },
+    Command {
+        name: "guard",
+        usage: &[
+            "usage: slicc-browsers guard <subcommand> [options]\n",
+            guard::USAGE,
+        ],
+        run: guard::run,
+    },
+];
+
 fn main() -> ExitCode {
-    let mut args = Args::from_env();
-    let Some(command) = args.next_positional() else {
-        eprint!("{}", usage());
-        return ExitCode::from(2);
+    let mut args = match Args::from_env() {
+        Ok(args) => args,
+        Err(message) => return usage_failure(&message, USAGE),
     };
-    let result = match command.as_str() {
-        "check" => check::run(args),
-        "list" => list::run(args),
-        "conformance" => conformance::run(args),
-        "launch" => launch::run(args),
-        "validate" => validate::run(args),
-        "corpus" => corpus::run(args),
-        "guard" => guard::run(args),
-        "help" | "--help" | "-h" => {
-            print!("{}", usage());
-            Ok(ExitCode::SUCCESS)
+    if args.wants_version() {
+        println!("slicc-browsers {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let Some(name) = args.next_positional() else {
+        if args.wants_help() {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
         }
-        other => Err(format!("unknown command {other:?}\n{}", usage())),
+        return usage_failure("no command given", USAGE);
     };
-    match result {
+    if name == "help" {
+        print!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
+        return usage_failure(&format!("unknown command {name:?}"), USAGE);
+    };
+    if args.wants_help() {
+        print!("{}", command.usage.concat());
+        return ExitCode::SUCCESS;
+    }
+    match (command.run)(args) {
         Ok(code) => code,
+        Err(message) if args::usage_error() => usage_failure(&message, &command.usage.concat()),
         Err(message) => {
             eprintln!("slicc-browsers: {message}");
             ExitCode::from(2)
         }
     }
+}
+
+/// A usage error: the message and the usage on stderr, exit 2.
+fn usage_failure(message: &str, usage: &str) -> ExitCode {
+    eprintln!("slicc-browsers: {message}");
+    eprint!("{usage}");
+    ExitCode::from(2)
 }
