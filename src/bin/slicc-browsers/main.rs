@@ -103,7 +103,7 @@ usage: slicc-browsers corpus build [DIR] [--check]
     Command {
         name: "guard",
         usage: &[
-            "usage: slicc-browsers guard <subcommand> [options]\n",
+            "usage: slicc-browsers guard <subcommand> [options]\n  ",
             guard::USAGE,
         ],
         run: guard::run,
