@@ -70,6 +70,22 @@
 //!   cookies and storage are filtered out of every result.
 //!
 //! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`].
+//!
+//! # Limits
+//!
+//! - A protected document that commits without a network request the policy can pause (one
+//!   restored from the back/forward cache, one a service worker serves) is noticed only when
+//!   the browser reports it (`Page.frameNavigated`, `Runtime.executionContextCreated`,
+//!   `Target.targetInfoChanged`); the session is detached then, and nothing of it reaches the
+//!   client afterwards, but commands already on their way run.
+//! - A navigation already under way when the client attaches to a running target (not one
+//!   waiting for the debugger) is not paused; its commit is noticed as above.
+//! - `Fetch.requestPaused` carries a request's `Cookie` header without cookie domains: a
+//!   protected cookie sent to an ordinary origin (a parent-domain cookie shared with an extra
+//!   origin) is not taken out there (it is out of `Network` `*ExtraInfo` events).
+//! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
+//!   DOM, Runtime values) are page data and are not rewritten.
+//! - Tracing on a page session is allowed (browser-wide tracing is refused).
 
 mod browser;
 mod client;
