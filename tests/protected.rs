@@ -302,3 +302,133 @@ fn hostile_input_is_answered() {
     assert!(!m.target(&"about:blank/".repeat(n), true, Opener::Unknown));
     assert_eq!(m.explain(&deep).is_some(), m.url(&deep));
 }
+
+#[path = "../benches/support/mixes.rs"]
+mod mixes;
+
+/// Pieces the mutations splice into URLs: what the fast paths must either read exactly as the
+/// `url` crate does or leave to it.
+const PIECES: &[&str] = &[
+    "%",
+    "%2E",
+    "%2e",
+    "%41",
+    "%C2%AD",
+    "%25",
+    "%3A",
+    "%40",
+    "%5B",
+    "@",
+    ":",
+    "::",
+    ":0",
+    ":65535",
+    ":65536",
+    ":8a",
+    "\t",
+    "\n",
+    "\r",
+    " ",
+    "\u{0}",
+    "\u{1F}",
+    "\\",
+    "/",
+    "?",
+    "#",
+    ".",
+    "..",
+    "-",
+    "0",
+    "1",
+    "0x7f",
+    "xn--",
+    "xn--a",
+    "xn--bcher-kva",
+    "\u{AD}",
+    "\u{3002}",
+    "\u{FF0E}",
+    "\u{FF61}",
+    "\u{FF21}",
+    "\u{FF41}",
+    "\u{FF10}",
+    "\u{FF0D}",
+    "\u{FF05}",
+    "\u{FF1A}",
+    "ß",
+    "ẞ",
+    "\u{200D}",
+    "ü",
+    "[",
+    "]",
+    "[::1]",
+    "127.0.0.1",
+    "sliccy",
+    "ai",
+    "HTTPS:",
+    "hTtP:",
+    "blob:",
+    "ws:",
+];
+
+fn mutate(url: &str, rng: &mut mixes::Rng) -> String {
+    let mut s: Vec<char> = url.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(s.len() + 1);
+        match rng.below(3) {
+            0 if at < s.len() => {
+                s.remove(at);
+            }
+            1 if at < s.len() => {
+                s.splice(at..at + 1, rng.pick(PIECES).chars());
+            }
+            _ => {
+                s.splice(at..at, rng.pick(PIECES).chars());
+            }
+        }
+    }
+    s.into_iter().collect()
+}
+
+/// `Matcher::url` takes two fast paths before the full parse (plain `http(s)` URLs, and the
+/// forms hostile input takes); `url_parsed` takes none. They, and `explain`, agree on both
+/// benchmark mixes and on 60,000 mutations of them, for the default and the strict matcher.
+#[test]
+fn fast_paths_agree_with_the_full_parse_on_both_mixes() {
+    let base = Matcher::new(&shared_catalog().protected_origins, mixes::EXTRA_ORIGINS).unwrap();
+    let mut urls = mixes::ordinary(10_000);
+    let hostile = mixes::hostile(20_000);
+    let mut rng = mixes::Rng(0x6d75_7461_7465);
+    for i in 0..60_000 {
+        let from = if i % 4 == 0 {
+            &urls[i % 10_000]
+        } else {
+            &hostile[i % 20_000]
+        };
+        let mutated = mutate(from, &mut rng);
+        urls.push(mutated);
+    }
+    urls.extend(hostile);
+    for m in [base.clone(), base.strict()] {
+        let mut failures = Vec::new();
+        let mut protected = 0;
+        for u in &urls {
+            let got = m.url(u);
+            protected += usize::from(got);
+            if got != m.url_parsed(u) || got != m.explain(u).is_some() {
+                failures.push(format!("{u:?}: url {got}, url_parsed {}", m.url_parsed(u)));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "strict {}: {} disagreements, first:\n{}",
+            m.is_strict(),
+            failures.len(),
+            failures[..failures.len().min(20)].join("\n")
+        );
+        // Both answers occur, so the comparison is not vacuous.
+        assert!(
+            protected > 1_000 && protected < urls.len() - 1_000,
+            "{protected}"
+        );
+    }
+}

@@ -236,7 +236,7 @@ impl Matcher {
     /// through a URL the rules allow (see the module docs). [`Matcher::strict`] adds readings
     /// without such evidence, and [`Matcher::cookie_url`] is for the URLs of cookie commands.
     pub fn url(&self, url: &str) -> bool {
-        let answer = match self.fast(url) {
+        let answer = match self.fast(url).or_else(|| self.lenient(url)) {
             Some(answer) => answer,
             None => self.judge(url, 0, &mut Quiet),
         };
