@@ -1,6 +1,6 @@
 //! `tests/layout.json` pins what [`Layout`] answers for several homes on all three OSes, with
 //! and without the variables that move each location. The answers were written by hand from
-//! catalog.json and output-schema-1.md §6.3.
+//! catalog.json and the discovery rules' §6.3 (`docs/rules.md`).
 #![cfg(feature = "corpus")]
 
 use std::collections::BTreeMap;

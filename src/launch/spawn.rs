@@ -325,7 +325,7 @@ pub fn choose_here(catalog: &Catalog, browser: Option<&str>) -> Result<Executabl
     super::choose_executable(catalog, os, browser, &installed, &resolve)
 }
 
-/// The output-schema-1 entry discovery lists for a browser launched in a seven profile on
+/// The output schema 1 entry (`docs/rules.md` §1.3) discovery lists for a browser launched in a seven profile on
 /// `port` (discovery's seven-profile source only, on this machine).
 pub fn listed_entry(os: Os, port: u16) -> Result<crate::discovery::Entry, Error> {
     use crate::discovery::{discover, Options, Sources, SystemHost};

@@ -35,7 +35,7 @@ struct Rules<'a> {
     out: Vec<Problem>,
 }
 
-/// An entry's place in the ranked order, as output-schema-1 §4.2 sorts it.
+/// An entry's place in the ranked order, as the discovery rules sort it (§4.2, `docs/rules.md`).
 #[derive(PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum SortKey {
     Endpoint(String, u64),
@@ -284,7 +284,7 @@ impl Rules<'_> {
                 _ => continue,
             };
             if tier != u64::from(want_tier) {
-                self.expected(&at("/tier"), "tiers", format!("tier {tier}, but this entry belongs in tier {want_tier} (output-schema-1 §4.1)"));
+                self.expected(&at("/tier"), "tiers", format!("tier {tier}, but this entry belongs in tier {want_tier} (discovery rules §4.1, docs/rules.md)"));
             }
             let nested = if e["kind"] == "endpoint" {
                 &e["endpoint"]
@@ -316,7 +316,7 @@ impl Rules<'_> {
                     self.expected(
                         &at(""),
                         "tier-order",
-                        format!("entry {i} is out of order after entry {prev_i}: entries sort by tier, then within the tier as output-schema-1 §4.2 says"),
+                        format!("entry {i} is out of order after entry {prev_i}: entries sort by tier, then within the tier as discovery rules §4.2 (docs/rules.md) says"),
                     );
                 }
             }

@@ -6,7 +6,7 @@
 //! literals (so quotes and backslashes in a URL cannot break out of them). No source contains a
 //! `{name}` token, so expanding placeholders again never touches it.
 //!
-//! The stand-in protocol (see `notes/RUNNER.md` and the spec's *Reference runner*):
+//! The stand-in protocol (the spec's *Reference runner*):
 //!
 //! * **Beacon** ([`beacon`]): `POST <log>/beacon?tag=<tag>&origin=<location.origin>&href=<location.href>`
 //!   (both percent-encoded) with `navigator.sendBeacon`, falling back to

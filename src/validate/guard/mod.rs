@@ -1,6 +1,7 @@
 //! The rules for `guard-vectors.json`: its schema, every rule the spec lists (V1-V11 in the
 //! format note), the cross-field rules its schema enforces (S1-S12, checked here again so each
-//! problem names its rule and vector), and a few more that keep the set consistent.
+//! problem names its rule and vector), and a few more that keep the set consistent. Every rule
+//! id and format-note section cited here is restated in `docs/rules.md`.
 //!
 //! Every rule is a row of [`RULES`] with the sentence it comes from. A rule the spec states
 //! (the spec's *Guard vectors* and *Reference runner* sections, or the format note, whose
@@ -49,7 +50,8 @@ pub struct Rule {
     /// What the rule checks.
     pub checks: &'static str,
     /// Where it comes from: the spec's sentence, quoted with its place (`spec` is
-    /// `slicc-browsers-spec.md`, `note` the format note `guard-vectors-format.md`), or for a
+    /// the project's specification, `note` its guard-vectors format note; both restated by id in
+    /// `docs/rules.md`), or for a
     /// warning why the crate checks it.
     pub source: &'static str,
 }
