@@ -52,9 +52,9 @@ if [ "${1:-}" = "--time" ]; then
   echo
   echo "catalog() + Matcher::new + one Matcher::url, process start to exit, mean of $runs runs:"
   printf '  %-44s %8s ms\n' "native ($(uname -m), wasm-size profile)" "$(per_run "$native")"
-  printf '  %-44s %8s ms\n' "node:wasi ($(node --version))" "$(per_run node scripts/wasm-run.mjs "$wasm")"
+  printf '  %-44s %8s ms\n' "node:wasi ($(node --version))" "$(per_run node --no-warnings scripts/wasm-run.mjs "$wasm")"
   printf '  %-44s %8s ms\n' "node -e 0 (Node's own start and exit)" "$(per_run node -e 0)"
   echo "  one node:wasi run, inside Node:"
-  SLICC_WASM_TIMING=1 node scripts/wasm-run.mjs "$wasm" 2>&1 >/dev/null | sed 's/^/    /'
+  SLICC_WASM_TIMING=1 node --no-warnings scripts/wasm-run.mjs "$wasm" 2>&1 >/dev/null | sed 's/^/    /'
 fi
 exit "$over"
