@@ -5,8 +5,9 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use slicc_browsers::catalog::Os;
+use slicc_browsers::conformance;
 use slicc_browsers::corpus::corpus;
-use slicc_browsers::discovery::{conformance, discover, installed, Options, SystemHost};
+use slicc_browsers::discovery::{discover, installed, Options, SystemHost};
 
 fn corpus_run(c: &mut Criterion) {
     let cat = slicc_browsers::catalog();

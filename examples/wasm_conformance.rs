@@ -12,8 +12,8 @@
 use std::process::ExitCode;
 
 use slicc_browsers::catalog::Os;
+use slicc_browsers::conformance;
 use slicc_browsers::corpus::corpus;
-use slicc_browsers::discovery::conformance;
 
 fn main() -> ExitCode {
     let mut oses = Vec::new();

@@ -95,6 +95,11 @@ pub mod corpus;
 #[cfg(feature = "discovery")]
 pub mod discovery;
 
+/// The conformance corpus through the discovery engine: a case's fake machine
+/// (`FakeHost::from_case`) and the corpus runner (features `corpus` and `discovery`).
+#[cfg(all(feature = "corpus", feature = "discovery"))]
+pub mod conformance;
+
 #[cfg(feature = "launch")]
 pub mod launch;
 

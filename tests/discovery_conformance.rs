@@ -4,8 +4,8 @@
 #![cfg(all(feature = "corpus", feature = "discovery"))]
 
 use slicc_browsers::catalog::Os;
+use slicc_browsers::conformance::{run, run_case};
 use slicc_browsers::corpus::corpus;
-use slicc_browsers::discovery::conformance::{run, run_case};
 use slicc_browsers::discovery::Sources;
 
 #[test]

@@ -32,10 +32,6 @@ mod layout;
 pub use build::build;
 pub use layout::{is_token, token_names, Layout, TOKENS};
 
-/// A corpus case's fake machine for the discovery engine (with the `discovery` feature).
-#[cfg(feature = "discovery")]
-pub use crate::discovery::FakeHost;
-
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};

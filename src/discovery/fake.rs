@@ -33,7 +33,7 @@ pub struct FakeHost {
     /// `host:port` → path → (status, body).
     servers: BTreeMap<String, BTreeMap<String, (u16, Vec<u8>)>>,
     commands: BTreeMap<Vec<String>, String>,
-    self_pid: u32,
+    pub(crate) self_pid: u32,
 }
 
 impl FakeHost {
@@ -186,50 +186,6 @@ impl FakeHost {
             Some(t) => authority(&t.host, t.port),
             None => host_port.to_ascii_lowercase(),
         }
-    }
-}
-
-#[cfg(feature = "corpus")]
-impl FakeHost {
-    /// A corpus case's machine, laid out on `layout` as the spec's harness does: the case's
-    /// files under the layout's home, only the case's environment, its process list (`ps`
-    /// lines, or the CIM JSON on Windows, with [`FakeHost::SELF_PID`] for the `self` row)
-    /// and its HTTP servers; every other port refuses connections.
-    ///
-    /// ```
-    /// use slicc_browsers::corpus::{corpus, Layout};
-    /// use slicc_browsers::discovery::{discover, FakeHost};
-    /// let cat = slicc_browsers::catalog();
-    /// let case = corpus().case("flag-bare-port").cloned().expect("the case is shipped");
-    /// let env = |k: &str| case.input.env.get(k).cloned();
-    /// let layout = Layout { os: "linux", home: "/home/me", env: &env, catalog: &cat };
-    /// let host = FakeHost::from_case(&case, &layout);
-    /// let options = slicc_browsers::discovery::conformance::options(&case, &layout).unwrap();
-    /// assert_eq!(discover(&host, &options).to_value(), case.expected(&layout));
-    /// ```
-    pub fn from_case(case: &crate::corpus::Case, layout: &crate::corpus::Layout<'_>) -> FakeHost {
-        let os = layout.os().unwrap_or(Os::Linux);
-        let mut host = FakeHost::new(os, layout.home);
-        for (name, value) in case.env(layout) {
-            host.set_env(&name, &value);
-        }
-        for (path, contents) in case.files(layout) {
-            host.add_file(&path, contents);
-        }
-        let list = if os == Os::Windows {
-            case.cim_output(layout, host.self_pid)
-        } else {
-            case.ps_output(layout, host.self_pid)
-        };
-        host.set_processes(&list);
-        for host_port in case.input.http.keys() {
-            for path in ["/json/version", "/json/list", "/json"] {
-                if let Some((status, body)) = case.http_get(host_port, path) {
-                    host.add_route(host_port, path, status, body);
-                }
-            }
-        }
-        host
     }
 }
 

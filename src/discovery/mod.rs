@@ -25,8 +25,6 @@
 
 mod active_port;
 mod candidate;
-#[cfg(feature = "corpus")]
-pub mod conformance;
 mod fake;
 mod flag;
 mod host;

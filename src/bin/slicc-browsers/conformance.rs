@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use slicc_browsers::catalog::Os;
+use slicc_browsers::conformance;
 use slicc_browsers::corpus::{corpus, Corpus};
-use slicc_browsers::discovery::conformance;
 use slicc_browsers::protected::{Matcher, Opener, Vectors};
 
 use crate::args::Args;

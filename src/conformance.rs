@@ -1,5 +1,7 @@
-//! Running the conformance corpus through the engine (features `corpus` and `discovery`):
-//! each case on each OS it is for, on a [`FakeHost`], compared with its `expected.json` as
+//! The discovery corpus run through the discovery engine (features `corpus` and `discovery`):
+//! the layer above [`crate::corpus`] and [`crate::discovery`] that ties them together, so neither
+//! imports the other. [`FakeHost::from_case`] lays a case out as a fake machine, and the runner
+//! takes each case on each OS it is for, on a [`FakeHost`], compared with its `expected.json` as
 //! parsed JSON. The command line's `conformance corpus`, the tests, the benchmark and the
 //! `wasm32-wasip1` example all use this.
 
@@ -10,7 +12,7 @@ use serde_json::Value;
 use crate::catalog::{Catalog, Os};
 use crate::corpus::{Case, Corpus, Layout};
 
-use super::{discover_with, FakeHost, Installed, Options, Sources, SUPPORTED_NEEDS};
+use crate::discovery::{discover_with, FakeHost, Installed, Options, Sources, SUPPORTED_NEEDS};
 
 /// The fake home dir a case is laid out under on each OS.
 pub fn home(os: Os) -> &'static str {
@@ -155,7 +157,7 @@ pub fn run(catalog: &Catalog, corpus: &Corpus, oses: &[Os]) -> Report {
 ///
 /// ```
 /// use serde_json::json;
-/// use slicc_browsers::discovery::conformance::differences;
+/// use slicc_browsers::conformance::differences;
 /// let d = differences(&json!({"a": [1, 2], "b": "x"}), &json!({"a": [1, 3], "c": true}));
 /// assert_eq!(d, vec![
 ///     "/a/1: expected 2, got 3",
@@ -223,5 +225,48 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
             "{}: expected {a}, got {b}",
             if path.is_empty() { "/" } else { path }
         )),
+    }
+}
+
+impl FakeHost {
+    /// A corpus case's machine, laid out on `layout` as the spec's harness does: the case's
+    /// files under the layout's home, only the case's environment, its process list (`ps`
+    /// lines, or the CIM JSON on Windows, with [`FakeHost::SELF_PID`] for the `self` row)
+    /// and its HTTP servers; every other port refuses connections.
+    ///
+    /// ```
+    /// use slicc_browsers::corpus::{corpus, Layout};
+    /// use slicc_browsers::discovery::{discover, FakeHost};
+    /// let cat = slicc_browsers::catalog();
+    /// let case = corpus().case("flag-bare-port").cloned().expect("the case is shipped");
+    /// let env = |k: &str| case.input.env.get(k).cloned();
+    /// let layout = Layout { os: "linux", home: "/home/me", env: &env, catalog: &cat };
+    /// let host = FakeHost::from_case(&case, &layout);
+    /// let options = slicc_browsers::conformance::options(&case, &layout).unwrap();
+    /// assert_eq!(discover(&host, &options).to_value(), case.expected(&layout));
+    /// ```
+    pub fn from_case(case: &Case, layout: &Layout<'_>) -> FakeHost {
+        let os = layout.os().unwrap_or(Os::Linux);
+        let mut host = FakeHost::new(os, layout.home);
+        for (name, value) in case.env(layout) {
+            host.set_env(&name, &value);
+        }
+        for (path, contents) in case.files(layout) {
+            host.add_file(&path, contents);
+        }
+        let list = if os == Os::Windows {
+            case.cim_output(layout, host.self_pid)
+        } else {
+            case.ps_output(layout, host.self_pid)
+        };
+        host.set_processes(&list);
+        for host_port in case.input.http.keys() {
+            for path in ["/json/version", "/json/list", "/json"] {
+                if let Some((status, body)) = case.http_get(host_port, path) {
+                    host.add_route(host_port, path, status, body);
+                }
+            }
+        }
+        host
     }
 }
