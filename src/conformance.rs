@@ -1,8 +1,9 @@
 //! The discovery corpus run through the discovery engine (features `corpus` and `discovery`):
-//! the layer above [`crate::corpus`] and [`crate::discovery`] that ties them together, so neither
-//! imports the other. [`FakeHost::from_case`] lays a case out as a fake machine, and the runner
-//! takes each case on each OS it is for, on a [`FakeHost`], compared with its `expected.json` as
-//! parsed JSON. The command line's `conformance corpus`, the tests, the benchmark and the
+//! the layer above [`crate::corpus`] and [`crate::discovery`] that ties them together, so
+//! neither imports the other. [`FakeHost::from_case`](crate::discovery::FakeHost::from_case)
+//! lays a case out as a fake machine, and the runner takes each case on each OS it is for, on
+//! a [`FakeHost`](crate::discovery::FakeHost), compared with its `expected.json` as parsed
+//! JSON. The command line's `conformance corpus`, the tests, the benchmark and the
 //! `wasm32-wasip1` example all use this.
 
 use std::fmt;
