@@ -9,7 +9,7 @@
 //!    sessions and the row page's popups (`{popupTarget}`).
 //! 2. For rows that plant the canary, the observer opens the stand-in's
 //!    `{target}/plant?tag=&name=&value=` in the leg's browser context and stores the storage
-//!    canary there ([`js::canary_plant`]), outside the guard.
+//!    canary there ([`canary_plant`](super::js::canary_plant)), outside the guard.
 //! 3. Setup, then trigger: every step kind of the format (§3), placeholders expanded just
 //!    before each step runs, so that values the leg learns (`{pageTarget}`, `{popupTarget}`,
 //!    `{context}`) are known.

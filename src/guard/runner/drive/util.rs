@@ -129,7 +129,7 @@ pub(super) fn session_gone(error: &CallError) -> bool {
 
 /// The request ids strictly between `a` and `b`: the two must differ in one run of digits
 /// (Chromium's `interception-job-<n>.0`), and each number between them gives an id. At most
-/// [`MAX_GUESSES`].
+/// `MAX_GUESSES`.
 pub fn ids_between(a: &str, b: &str) -> Vec<String> {
     fn runs(s: &str) -> Vec<(bool, &str)> {
         let mut out = Vec::new();
