@@ -37,6 +37,8 @@ pub mod policy;
 pub mod proxy;
 #[cfg(feature = "guard-runner")]
 pub mod runner;
+#[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
+pub mod selftest;
 #[cfg(feature = "guard-runner")]
 pub mod standin;
 

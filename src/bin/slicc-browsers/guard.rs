@@ -10,7 +10,8 @@ use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 
 use crate::args::Args;
 
-/// The `guard` part of the usage text.
+/// The `guard fixture` and `guard proxy` part of the usage text (`guard selftest` and
+/// `guard run` are in [`crate::guard_run::USAGE`]).
 pub const USAGE: &str = "\
   guard fixture [--port P]
                       serve the guard vectors' stand-in (HTTP, every route on every host);
@@ -29,6 +30,8 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     match sub.as_str() {
         "fixture" => fixture(args),
         "proxy" => proxy(args),
+        "selftest" => crate::guard_run::selftest(args),
+        "run" => crate::guard_run::run(args),
         other => args.error(format!("unknown guard subcommand {other:?}")),
     }
 }

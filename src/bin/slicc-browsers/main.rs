@@ -6,6 +6,7 @@ mod check;
 mod conformance;
 mod corpus;
 mod guard;
+mod guard_run;
 mod launch;
 mod list;
 mod validate;
@@ -105,6 +106,7 @@ usage: slicc-browsers corpus build [DIR] [--check]
         usage: &[
             "usage: slicc-browsers guard <subcommand> [options]\n  ",
             guard::USAGE,
+            guard_run::USAGE,
         ],
         run: guard::run,
     },

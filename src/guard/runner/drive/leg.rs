@@ -12,12 +12,12 @@ use serde_json::{json, Map, Value};
 use super::pump::pump;
 use super::util::{call_outcome, eval_outcome, ids_between, is_beacon, lock, session_gone};
 use super::{
-    LegSetup, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, SETTLE_DEFAULT_MS,
+    LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, SETTLE_DEFAULT_MS,
     SETTLE_EXTRA,
 };
 use crate::guard::runner::expand::{chain_start, LegStep, Phase, Vars};
 use crate::guard::runner::js;
-use crate::guard::runner::record::{Outcome, Read, Record, SessionRecord};
+use crate::guard::runner::record::{NavigationError, Outcome, Read, Record, SessionRecord};
 use crate::guard::runner::transport::{CallError, Event, Transport};
 use crate::guard::{
     AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Step, Where,
@@ -92,6 +92,10 @@ pub(super) struct Leg {
     pub(super) action: Mutex<Option<ActionMark>>,
     /// The observer's session on each origin the canary was planted on.
     pub(super) plant_sessions: Mutex<BTreeMap<String, String>>,
+    /// When to plant the canary.
+    pub(super) plant: Plant,
+    /// The browser context of the row's page (`None`: the default one, or not known).
+    pub(super) page_context: Mutex<Option<String>>,
     pub(super) stop: AtomicBool,
     pub(super) detach_delay: u64,
     pub(super) context: Option<String>,
@@ -129,6 +133,8 @@ pub(super) fn run(
         background: Mutex::new(BTreeMap::new()),
         action: Mutex::new(None),
         plant_sessions: Mutex::new(BTreeMap::new()),
+        plant: setup.plant,
+        page_context: Mutex::new(setup.context.clone()),
         stop: AtomicBool::new(false),
         detach_delay: setup.detach_delay,
         context: setup.context.clone(),
@@ -140,10 +146,8 @@ pub(super) fn run(
         std::thread::spawn(move || pump(&leg))
     };
 
-    if setup.plant {
-        if let Err(e) = leg.plant() {
-            lock(&leg.record).errors.push(format!("plant: {e}"));
-        }
+    if setup.plant == Plant::AtStart {
+        leg.plant_now();
     }
     let (setup_steps, trigger_steps): (Vec<LegStep>, Vec<LegStep>) = setup
         .steps
@@ -207,6 +211,16 @@ pub(super) fn run(
 }
 
 impl Leg {
+    /// Plants the canary once; a failure is a leg error.
+    fn plant_now(&self) {
+        if !lock(&self.plant_sessions).is_empty() {
+            return;
+        }
+        if let Err(e) = self.plant() {
+            self.error(format!("plant: {e}"));
+        }
+    }
+
     pub(super) fn var(&self, name: &str) -> Option<String> {
         lock(&self.vars).get(name).map(str::to_string)
     }
@@ -243,7 +257,11 @@ impl Leg {
                 }
             };
             match &step {
-                Step::Text(_) => {}
+                Step::Text(t) => {
+                    if self.plant == Plant::AtText && super::says_plant(&t.text) {
+                        self.plant_now();
+                    }
+                }
                 Step::Wait(w) => std::thread::sleep(Duration::from_millis(w.wait)),
                 Step::Cdp(s) => {
                     self.cdp_step(s, indexed.index, indexed.refusal_name.as_deref(), child)
@@ -306,9 +324,11 @@ impl Leg {
         background: bool,
     ) -> Result<(), String> {
         let mut params = json!({ "url": "about:blank", "background": background });
-        if let Some(ctx) = context.filter(|c| !c.is_empty()) {
-            params["browserContextId"] = Value::String(ctx);
+        let context = context.filter(|c| !c.is_empty());
+        if let Some(ctx) = &context {
+            params["browserContextId"] = Value::String(ctx.clone());
         }
+        *lock(&self.page_context) = context;
         let created = self
             .client
             .send("Target.createTarget", params, None)
@@ -424,11 +444,22 @@ impl Leg {
     ) {
         let session = match self.session_for(step.session.as_deref(), child) {
             Ok(s) => s,
+            // No such session (a guard kept the client off the child): the call has no value.
             Err(e) => {
-                self.set_outcome(step.name.as_deref(), Outcome::Failed(e.clone()));
-                self.error(format!("{} (step {index}): {e}", step.cdp));
+                self.set_outcome(step.name.as_deref(), Outcome::Failed(e));
                 return;
             }
+        };
+        // A call whose params name a browser context can only go to the browser target.
+        let session = if step.session.as_deref() == Some(crate::guard::SESSION_PAGE_OR_BROWSER)
+            && step
+                .params
+                .as_ref()
+                .is_some_and(|p| p.contains_key("browserContextId"))
+        {
+            None
+        } else {
+            session
         };
         if step.cdp == "Target.detachFromTarget" && self.detach_delay > 0 {
             std::thread::sleep(Duration::from_millis(self.detach_delay));
@@ -550,13 +581,14 @@ impl Leg {
             Ok(None) => match self.page_session() {
                 Ok(s) => s,
                 Err(e) => {
+                    self.set_outcome(name, Outcome::Failed(e.clone()));
                     self.error(format!("page {action}: {e}"));
                     return;
                 }
             },
+            // No such session (a guard kept the client off the child): nothing to act on.
             Err(e) => {
-                self.set_outcome(name, Outcome::Failed(e.clone()));
-                self.error(format!("page {action}: {e}"));
+                self.set_outcome(name, Outcome::Failed(e));
                 return;
             }
         };
@@ -568,8 +600,8 @@ impl Leg {
                 match self.navigate(&session, &url) {
                     Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
                     Err(e) => {
-                        self.set_outcome(name, Outcome::Failed(e.clone()));
-                        self.error(format!("navigate: {e}"));
+                        self.nav_error(&session, &url, &e);
+                        self.set_outcome(name, Outcome::Failed(e));
                     }
                 }
             }
@@ -586,7 +618,7 @@ impl Leg {
                 let outcome = eval_outcome(answer);
                 if let Outcome::Failed(e) = &outcome {
                     self.note_session_failure(&session);
-                    self.error(format!("page {action} {url}: {e}"));
+                    self.nav_error(&session, &url, e);
                 }
                 self.set_outcome(name, outcome);
             }
@@ -618,7 +650,7 @@ impl Leg {
                     Some(framed) => match self.navigate(&session, &framed) {
                         Ok(answer) => call_outcome(&Ok(answer)),
                         Err(e) => {
-                            self.error(format!("framed: {e}"));
+                            self.nav_error(&session, &framed, &e);
                             Outcome::Failed(e)
                         }
                     },
@@ -647,16 +679,25 @@ impl Leg {
                     if let Some(name) = name {
                         lock(&self.background).insert(name.to_string(), Arc::clone(&bg));
                     }
-                    let client = Arc::clone(&self.client);
+                    let leg = Arc::clone(self);
                     std::thread::spawn(move || {
-                        let outcome =
-                            eval_outcome(client.send("Runtime.evaluate", params, Some(&session)));
+                        let outcome = eval_outcome(leg.client.send(
+                            "Runtime.evaluate",
+                            params,
+                            Some(&session),
+                        ));
+                        if let Outcome::Failed(e) = &outcome {
+                            leg.nav_error(&session, &url, e);
+                        }
                         *lock(&bg.done) = Some(outcome);
                         bg.cond.notify_all();
                     });
                 } else {
                     let outcome =
                         eval_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
+                    if let Outcome::Failed(e) = &outcome {
+                        self.nav_error(&session, &url, e);
+                    }
                     self.set_outcome(name, outcome);
                 }
             }
@@ -674,6 +715,17 @@ impl Leg {
             }
             other => self.error(format!("unknown page action {other:?}")),
         }
+    }
+
+    /// Records an error the client got for a URL a page action loaded (what a `blocked` check
+    /// reads on the client side); it does not fail the leg, since a guard may well cause it.
+    fn nav_error(&self, session: &str, url: &str, error: &str) {
+        let role = self.role_of(session).unwrap_or_else(|| "page".into());
+        lock(&self.record).navigation_errors.push(NavigationError {
+            session: role,
+            url: url.to_string(),
+            error: error.to_string(),
+        });
     }
 
     /// A call on a child session failed: when that session is gone, the child detached.

@@ -24,6 +24,8 @@
 mod leg;
 mod observe;
 mod pump;
+mod remote;
+mod rows;
 mod util;
 
 use std::sync::Arc;
@@ -33,6 +35,12 @@ use super::expand::{LegStep, Vars};
 use super::record::{LogEntry, Read, Record};
 use super::transport::Transport;
 
+pub use remote::RemoteStandIn;
+pub use rows::{
+    cookie_for, count_rows, names_read, new_tag, plants_canary, run, uses_default_context,
+    variant_delay, Clients, Guard,
+    LegRequest, RowResult, RunOptions,
+};
 pub use util::{decode_component, ids_between, is_beacon, split_url};
 
 /// How long a page navigation, a page's load or a tab's first load may take.
@@ -66,6 +74,24 @@ pub trait StandIn: Send + Sync {
     fn since(&self, mark: u64, tag: &str) -> Vec<LogEntry>;
 }
 
+/// When a leg plants the canary outside the guard ([`plants_canary`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plant {
+    /// The row does not plant it.
+    No,
+    /// Before the first step (a check reads the canary, no step says where).
+    AtStart,
+    /// Where a `text` step says so ([`says_plant`]), in the browser context of the row's page
+    /// at that point.
+    AtText,
+}
+
+/// Whether a `text` step says the runner plants the canary: it names both.
+pub fn says_plant(text: &str) -> bool {
+    let t = text.to_ascii_lowercase();
+    t.contains("canary") && t.contains("plant")
+}
+
 /// What one leg runs with.
 #[derive(Clone)]
 pub struct LegSetup {
@@ -83,8 +109,8 @@ pub struct LegSetup {
     pub detach_delay: u64,
     /// The browser context the leg's tabs open in (`None`: the default one).
     pub context: Option<String>,
-    /// Plant the canary through the observer before the steps run.
-    pub plant: bool,
+    /// When to plant the canary through the observer.
+    pub plant: Plant,
     /// The `as` names an observation or the liveness check reads (their background loads are
     /// awaited, up to [`BACKGROUND_WAIT`], before the leg ends).
     pub awaited: Vec<String>,

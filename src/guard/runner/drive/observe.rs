@@ -51,8 +51,11 @@ impl Leg {
     /// returns the observer's session on it.
     fn observer_tab(&self, observer: &dyn Transport, url: &str) -> Result<String, String> {
         let mut params = json!({ "url": "about:blank", "background": true });
-        if let Some(ctx) = &self.context {
-            params["browserContextId"] = Value::String(ctx.clone());
+        // The context of the row's page when it has one (a `tab` step may have opened it in a
+        // context of its own), else the leg's.
+        let context = lock(&self.page_context).clone().or_else(|| self.context.clone());
+        if let Some(ctx) = context {
+            params["browserContextId"] = Value::String(ctx);
         }
         let created = observer
             .send("Target.createTarget", params, None)

@@ -112,6 +112,26 @@ impl Leg {
             .send(&method, Value::Object(params), session.as_deref());
     }
 
+    /// The URL the frame `frame_id` is navigating to, from the Page events delivered before
+    /// event `before` (`frameStartedNavigating`, `frameRequestedNavigation`, `frameNavigated`).
+    fn frame_url(&self, frame_id: &str, before: usize) -> Option<String> {
+        let events = self.client.events_since(self.start_event);
+        let upto = before.saturating_sub(self.start_event).min(events.len());
+        events[..upto].iter().rev().find_map(|e| {
+            let p = &e.params;
+            let (id, url) = match e.method.as_str() {
+                "Page.frameStartedNavigating" | "Page.frameRequestedNavigation" => {
+                    (p.get("frameId"), p.get("url"))
+                }
+                "Page.frameNavigated" => (p.pointer("/frame/id"), p.pointer("/frame/url")),
+                _ => return None,
+            };
+            (id.and_then(Value::as_str) == Some(frame_id))
+                .then(|| url.and_then(Value::as_str).map(str::to_string))
+                .flatten()
+        })
+    }
+
     fn on_attached(self: &Arc<Self>, event: &Event, index: usize) {
         let p = &event.params;
         let (Some(sid), Some(info)) = (
@@ -124,7 +144,13 @@ impl Leg {
         if lock(&self.own_targets).contains(target_id) {
             return;
         }
-        let url = info.get("url").and_then(Value::as_str).unwrap_or("");
+        let url = match info.get("url").and_then(Value::as_str) {
+            Some(u) if !u.is_empty() => u.to_string(),
+            // An out-of-process iframe attaches before it commits, with an empty URL: its
+            // navigation is in the parent session's Page events (frame id = target id).
+            _ => self.frame_url(target_id, index).unwrap_or_default(),
+        };
+        let url = url.as_str();
         let opener = info.get("openerId").and_then(Value::as_str);
         let page_target = self.var("pageTarget");
         let waiting = p

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use super::util::lock;
-use super::{run_leg, LegSetup, StandIn};
+use super::{run_leg, says_plant, LegSetup, Plant, StandIn};
 use crate::guard::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
 use crate::guard::runner::judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
 use crate::guard::runner::js;
@@ -255,23 +255,46 @@ pub fn cookie_for(tag: &str) -> String {
     format!("canary-{tag}")
 }
 
-/// Whether a row plants the canary outside the guard before its steps: a `text` step says so
-/// (it names the canary and planting), or a check reads the canary (`state`) or proves
-/// liveness by the stand-in's `/plant`.
-pub fn plants_canary(vector: &Vector) -> bool {
-    let says = vector.all_steps().iter().any(|s| match s {
-        Step::Text(t) => {
-            let t = t.text.to_ascii_lowercase();
-            t.contains("canary") && t.contains("plant")
-        }
-        _ => false,
-    });
+/// When a row plants the canary outside the guard: where a `text` step says so (it names the
+/// canary and planting), else before its steps when a check reads the canary (`state`) or
+/// proves liveness by the stand-in's `/plant`; otherwise never.
+pub fn plants_canary(vector: &Vector) -> Plant {
+    let says = vector
+        .all_steps()
+        .iter()
+        .any(|s| matches!(s, Step::Text(t) if says_plant(&t.text)));
+    if says {
+        return Plant::AtText;
+    }
     let mut checks: Vec<&Check> = vector.live_check.iter().collect();
     for (_, o) in vector.observe.iter().flat_map(|o| o.iter()) {
         checks.push(&o.check);
     }
-    says || checks.iter().any(|c| {
-        serde_json::to_value(c).is_ok_and(|v| reads_canary(&v))
+    if checks
+        .iter()
+        .any(|c| serde_json::to_value(c).is_ok_and(|v| reads_canary(&v)))
+    {
+        Plant::AtStart
+    } else {
+        Plant::No
+    }
+}
+
+/// Whether a row calls `Storage.getCookies`, `Storage.setCookies` or `Storage.clearCookies`
+/// without a `browserContextId`: Chromium runs those on the default browser context whatever
+/// session carries them, so such a row runs in the default context.
+pub fn uses_default_context(vector: &Vector) -> bool {
+    vector.all_steps().iter().any(|s| match s {
+        Step::Cdp(c) => {
+            matches!(
+                c.cdp.as_str(),
+                "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies"
+            ) && !c
+                .params
+                .as_ref()
+                .is_some_and(|p| p.contains_key("browserContextId"))
+        }
+        _ => false,
     })
 }
 
@@ -461,7 +484,8 @@ fn run_one(
         Arc::clone(&clients.guarded)
     };
     let plant = plants_canary(vector);
-    let context = if plant && env.capabilities.browser_contexts {
+    let fresh = plant != Plant::No && !uses_default_context(vector);
+    let context = if fresh && env.capabilities.browser_contexts {
         client
             .send(
                 "Target.createBrowserContext",
@@ -530,7 +554,7 @@ mod tests {
         let plants: Vec<&str> = set
             .vectors
             .iter()
-            .filter(|v| plants_canary(v))
+            .filter(|v| plants_canary(v) != Plant::No)
             .map(|v| v.id.as_str())
             .collect();
         assert!(plants.contains(&"C6.write-cookie"), "{plants:?}");

@@ -1,0 +1,330 @@
+//! `guard selftest` and `guard run`: the guard vectors run in headless Chromium with no guard,
+//! or against a running guard.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::guard::runner::drive::{
+    self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RunOptions, StandIn,
+};
+use slicc_browsers::guard::runner::expand::Origins;
+use slicc_browsers::guard::runner::judge::CapabilitySet;
+use slicc_browsers::guard::runner::summary::{summarize, SummaryInput};
+use slicc_browsers::guard::selftest::{self, SelfTestOptions, Verdict};
+use slicc_browsers::guard::Vectors;
+
+use crate::args::Args;
+
+/// The usage lines of `guard selftest` and `guard run`.
+pub const USAGE: &str = "\
+  guard selftest [--vectors FILE] [--target T]... [--variant V]... [--id ID]... [--parallel N]
+                 [--json] [--chromium PATH] [--records DIR]
+                      run every runnable vector in headless Chromium with no guard: controls
+                      and liveness must pass, every guarded expectation must come out the other
+                      way; ends with `selftest: <rows> rows, <b> behaved, <m> misbehaved, <s>
+                      skipped` (exit 1 when a row misbehaved; --json: each row as a JSON line;
+                      --records: what each misbehaving row's legs recorded, one file a row)
+  guard run --guard <cdp-url> --observer <cdp-url> --origins <map.json> [--vectors FILE]
+            [--target T]... [--variant V]... [--id ID]... [--guard-name NAME] [--sha SHA]
+            [--capabilities LIST] [--transport NAME] [--fixture URL | --fixture-port P] [--json]
+                      certify a running guard; ends with the GUARD-PASS / GUARD-FAIL line
+";
+
+/// Reads `--vectors FILE`, or the crate's own set.
+fn vectors(args: &mut Args) -> Result<Vectors, String> {
+    match args.value("--vectors")? {
+        None => Ok(slicc_browsers::guard::vectors()),
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("--vectors {path}: cannot read: {e}"))?;
+            Vectors::parse(&text).map_err(|e| format!("--vectors {path}: {e}"))
+        }
+    }
+}
+
+/// Progress on stderr (rows done of total, elapsed), only when stderr is a terminal.
+struct Progress {
+    total: usize,
+    done: Mutex<usize>,
+    started: Instant,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        Progress {
+            total,
+            done: Mutex::new(0),
+            started: Instant::now(),
+            on: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&self, last: &str) {
+        let mut done = self.done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *done += 1;
+        if self.on {
+            eprint!(
+                "\r\x1b[K{}/{} rows, {}s, last {last}",
+                *done,
+                self.total,
+                self.started.elapsed().as_secs()
+            );
+        }
+    }
+
+    fn end(&self) {
+        if self.on {
+            eprintln!();
+        }
+    }
+}
+
+fn parallel(args: &mut Args) -> Result<usize, String> {
+    match args.value("--parallel")? {
+        None => Ok(1),
+        Some(p) => match p.parse::<usize>() {
+            Ok(n) if (1..=16).contains(&n) => Ok(n),
+            _ => Err(format!("--parallel {p:?} is not a number from 1 to 16")),
+        },
+    }
+}
+
+/// `guard selftest`.
+pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
+    let set = vectors(&mut args)?;
+    let options = SelfTestOptions {
+        chromium: args
+            .value("--chromium")?
+            .unwrap_or_else(|| selftest::CHROMIUM.to_string()),
+        targets: args.values("--target")?,
+        variants: args.values("--variant")?,
+        ids: args.values("--id")?,
+        parallel: parallel(&mut args)?,
+        ..SelfTestOptions::default()
+    };
+    let json = args.flag("--json");
+    let records = args.value("--records")?;
+    args.finish()?;
+    if let Some(dir) = &records {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
+    }
+    let total = {
+        let runnable = Vectors {
+            vectors: set.vectors.iter().filter(|v| v.is_runnable()).cloned().collect(),
+            ..set.clone()
+        };
+        let mut run = RunOptions {
+            targets: options.targets.clone(),
+            variants: options.variants.clone(),
+            ids: options.ids.clone(),
+            ..RunOptions::default()
+        };
+        run.origins = Origins::new();
+        count_rows(&runnable, &run)?
+    };
+    let progress = Progress::new(total);
+    let stdout = Mutex::new(std::io::stdout());
+    let report = selftest::selftest(&set, &options, &|row| {
+        let r = &row.result.row;
+        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
+        if json {
+            let mut line = serde_json::to_value(r).unwrap_or(Value::Null);
+            let (verdict, why) = match &row.verdict {
+                Verdict::Behaved => ("behaved", Vec::new()),
+                Verdict::Misbehaved(why) => ("misbehaved", why.clone()),
+                Verdict::Skipped(reason) => ("skipped", vec![reason.clone()]),
+            };
+            line["selftest"] = Value::String(verdict.into());
+            line["why"] = why.into();
+            line["ms"] = u64::try_from(row.result.elapsed.as_millis())
+                .unwrap_or(u64::MAX)
+                .into();
+            let mut out = stdout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _ = writeln!(out, "{line}");
+        }
+        if let (Some(dir), Verdict::Misbehaved(_)) = (&records, &row.verdict) {
+            let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
+            let body = serde_json::json!({ "row": r, "records": row.result.records });
+            let _ = std::fs::write(&file, serde_json::to_string_pretty(&body).unwrap_or_default());
+        }
+    })?;
+    progress.end();
+    let mut out = std::io::stdout().lock();
+    for row in &report.rows {
+        if let Verdict::Misbehaved(why) = &row.verdict {
+            let r = &row.result.row;
+            let _ = writeln!(out, "MISBEHAVED {} {} {}", r.id, r.target, r.variant);
+            for w in why {
+                let _ = writeln!(out, "  {w}");
+            }
+        }
+    }
+    let skips = report.skips();
+    if !skips.is_empty() {
+        let list: Vec<String> = skips.iter().map(|(r, n)| format!("{r}={n}")).collect();
+        let _ = writeln!(out, "skips: {}", list.join(", "));
+    }
+    let minutes = report.elapsed.as_secs_f64() / 60.0;
+    let _ = writeln!(
+        out,
+        "wall time {:.1}s, {:.1} rows/minute at --parallel {}",
+        report.elapsed.as_secs_f64(),
+        if minutes > 0.0 {
+            report.rows.len() as f64 / minutes
+        } else {
+            0.0
+        },
+        options.parallel
+    );
+    let _ = writeln!(out, "{}", report.line());
+    Ok(if report.misbehaved() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A running guard and its observer, reached over CDP: two fresh connections per leg.
+struct Remote {
+    guard: String,
+    observer: String,
+    capabilities: CapabilitySet,
+    transport: String,
+}
+
+impl Guard for Remote {
+    fn transport(&self) -> String {
+        self.transport.clone()
+    }
+
+    fn capabilities(&self) -> CapabilitySet {
+        self.capabilities
+    }
+
+    fn has_observer(&self) -> bool {
+        true
+    }
+
+    fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, String> {
+        let guarded = Arc::new(
+            CdpClient::connect_endpoint(&self.guard, CdpOptions::new())
+                .map_err(|e| format!("--guard {}: {e}", self.guard))?,
+        );
+        let observer = Arc::new(
+            CdpClient::connect_endpoint(&self.observer, CdpOptions::new())
+                .map_err(|e| format!("--observer {}: {e}", self.observer))?,
+        );
+        let (g, o) = (Arc::clone(&guarded), Arc::clone(&observer));
+        Ok(Clients {
+            guarded,
+            observer: Some(observer),
+            transport_variant: false,
+            close: Some(Box::new(move || {
+                g.close();
+                o.close();
+            })),
+        })
+    }
+}
+
+/// `guard run`.
+pub fn run(mut args: Args) -> Result<ExitCode, String> {
+    let set = vectors(&mut args)?;
+    let guard_url = args.value("--guard")?.ok_or("guard run needs --guard <cdp-url>")?;
+    let observer_url = args
+        .value("--observer")?
+        .ok_or("guard run needs --observer <cdp-url>")?;
+    let origins_path = args
+        .value("--origins")?
+        .ok_or("guard run needs --origins <map.json>")?;
+    let origins_text = std::fs::read_to_string(&origins_path)
+        .map_err(|e| format!("--origins {origins_path}: cannot read: {e}"))?;
+    let origins =
+        Origins::from_json(&origins_text).map_err(|e| format!("--origins {origins_path}: {e}"))?;
+    let capabilities = match args.value("--capabilities")? {
+        None => CapabilitySet::all(),
+        Some(list) => CapabilitySet::from_names(list.split(',').map(str::trim)),
+    };
+    let guard_name = args.value("--guard-name")?.unwrap_or_else(|| "guard".into());
+    let sha = args.value("--sha")?.unwrap_or_else(|| "unknown".into());
+    let transport = args.value("--transport")?.unwrap_or_else(|| "cdp".into());
+    let fixture_url = args.value("--fixture")?;
+    let fixture_port = args.value("--fixture-port")?;
+    let json = args.flag("--json");
+    let options = RunOptions {
+        origins,
+        targets: args.values("--target")?,
+        variants: args.values("--variant")?,
+        ids: args.values("--id")?,
+        parallel: 1,
+        ..RunOptions::default()
+    };
+    args.finish()?;
+
+    let (stand_in, own_fixture): (Arc<dyn StandIn>, Option<Arc<Fixture>>) = match fixture_url {
+        Some(url) => (
+            Arc::new(RemoteStandIn::parse(&url).map_err(|e| format!("--fixture: {e}"))?),
+            None,
+        ),
+        None => {
+            let port = match fixture_port {
+                None => 0,
+                Some(p) => p
+                    .parse::<u16>()
+                    .map_err(|_| format!("--fixture-port {p:?} is not a port number"))?,
+            };
+            let fixture = Arc::new(
+                Fixture::start(FixtureOptions {
+                    port,
+                    ..FixtureOptions::default()
+                })
+                .map_err(|e| format!("cannot start the stand-in on port {port}: {e}"))?,
+            );
+            eprintln!("stand-in: {}", fixture.origin());
+            (Arc::clone(&fixture) as Arc<dyn StandIn>, Some(fixture))
+        }
+    };
+    let guard = Remote {
+        guard: guard_url,
+        observer: observer_url,
+        capabilities,
+        transport: transport.clone(),
+    };
+    let progress = Progress::new(count_rows(&set, &options)?);
+    let results = drive::run(&set, &guard, stand_in, &options, &|result| {
+        let r = &result.row;
+        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
+        if json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        }
+    })?;
+    progress.end();
+    if let Some(f) = own_fixture {
+        f.close();
+    }
+    let rows: Vec<_> = results.into_iter().map(|r| r.row).collect();
+    let variants = (!options.variants.is_empty()).then_some(options.variants.as_slice());
+    let summary = summarize(SummaryInput {
+        guard: &guard_name,
+        sha: &sha,
+        set: &set,
+        scope: None,
+        variants,
+        transports: &[transport],
+        rows: &rows,
+    });
+    println!("{}", summary.line);
+    Ok(if summary.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

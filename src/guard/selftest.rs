@@ -1,0 +1,524 @@
+//! The no-guard self-test (not on `wasm32-wasip1`): every runnable vector on every target it
+//! lists, in headless Chromium with nothing guarding it (the spec's `npm run test:guard`).
+//!
+//! The stand-in ([`Fixture`]) listens on a random loopback port; each parallel slot launches
+//! its own Debian Chromium (`/usr/bin/chromium`) headless, through the crate's launch module
+//! ([`crate::launch::chromium_args`], [`crate::launch::spawn`]), in a temporary profile, with
+//! `--remote-debugging-port=0` and `--host-resolver-rules` mapping every stand-in host to the
+//! fixture. Chromium's HTTPS upgrades are off (`--disable-features=HttpsUpgrades,…`): with
+//! them, Chromium 156 first sends a TLS ClientHello for each `http://` host. The browser's
+//! process group is killed when the self-test ends, also on failure or panic.
+//!
+//! The "guarded" client is Chromium itself: each leg gets two fresh CDP connections to the
+//! slot's browser, one as the client and one as the unguarded observer. A row **behaves**
+//! when its control passes, its liveness passes, and every guarded expectation a guard must
+//! bring about comes out the other way (the attack works when nothing guards): each name of
+//! `expected` with `true` or `false` observed as the opposite. Otherwise it **misbehaves**: a
+//! defect in the vector or the runner. Rows a precheck skips (a null origin, the vector's own
+//! `skip`) count as skipped. Text vectors are not rows of the self-test.
+//!
+//! # Origins
+//!
+//! | name | origin |
+//! | --- | --- |
+//! | `ordinary`, `log` | `http://ordinary.test` |
+//! | `plain` | `http://plain.example`: cross-site with `ordinary`, as every protected target is |
+//! | `cross` | `http://cross.example` |
+//! | `client`, `own` | `http://client.example` |
+//! | `seven`, `vault`, `vault-x`, `apex` | `http://seven.sliccy.ai`, `http://vault.sliccy.ai`, `http://vault-x.sliccy.ai`, `http://sliccy.ai` |
+//! | `ordinary-same-site` | `http://other.client.example` on `own` rows; null on the `*.sliccy.ai` targets (their whole site is protected) |
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::cdp::{CdpClient, CdpOptions};
+use super::fixture::{Fixture, FixtureOptions};
+use super::runner::drive::{
+    self, count_rows, Clients, Guard, LegRequest, RowResult, RunOptions, StandIn,
+};
+use super::runner::expand::Origins;
+use super::runner::judge::CapabilitySet;
+use super::runner::record::LogEntry;
+use super::runner::summary::Status;
+use super::{Outcome, Vector, Vectors};
+use crate::launch::{self, ChromiumOptions};
+
+/// Debian's Chromium.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The hosts the self-test maps to the stand-in.
+pub const HOSTS: [&str; 10] = [
+    "ordinary.test",
+    "plain.example",
+    "cross.example",
+    "client.example",
+    "other.client.example",
+    "seven.sliccy.ai",
+    "vault.sliccy.ai",
+    "vault-x.sliccy.ai",
+    "sliccy.ai",
+    "www.sliccy.ai",
+];
+
+/// The features the self-test's Chromium runs without: HTTPS upgrades (each `http://` host
+/// would first get a TLS ClientHello), HTTPS-first modes.
+pub const DISABLED_FEATURES: [&str; 3] = [
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "HttpsFirstModeV2ForTypicallySecureUsers",
+];
+
+/// Switches that keep a headless Chromium quiet on a closed network.
+pub const QUIET_FLAGS: [&str; 5] = [
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+];
+
+/// The self-test's origin map for rows on `target` (see the module docs).
+pub fn origins_for(target: &str) -> Origins {
+    let pairs: [(&str, Option<&str>); 11] = [
+        ("ordinary", Some("http://ordinary.test")),
+        ("plain", Some("http://plain.example")),
+        ("log", Some("http://ordinary.test")),
+        ("cross", Some("http://cross.example")),
+        ("client", Some("http://client.example")),
+        ("own", Some("http://client.example")),
+        ("seven", Some("http://seven.sliccy.ai")),
+        ("vault", Some("http://vault.sliccy.ai")),
+        ("vault-x", Some("http://vault-x.sliccy.ai")),
+        ("apex", Some("http://sliccy.ai")),
+        (
+            "ordinary-same-site",
+            (target == crate::guard::TARGET_OWN).then_some("http://other.client.example"),
+        ),
+    ];
+    let mut origins = Origins::new();
+    for (name, origin) in pairs {
+        // Every name and origin above is valid.
+        let _ = origins.set(name, origin);
+    }
+    origins
+}
+
+/// A headless Chromium in a temporary profile, killed (its whole process group) and its profile
+/// removed on drop.
+pub struct Chromium {
+    child: Option<Child>,
+    dir: PathBuf,
+    ws_url: String,
+}
+
+impl std::fmt::Debug for Chromium {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chromium")
+            .field("pid", &self.child.as_ref().map(Child::id))
+            .field("dir", &self.dir)
+            .field("ws_url", &self.ws_url)
+            .finish()
+    }
+}
+
+impl Chromium {
+    /// Launches `program` headless, with every host of `hosts` resolved to
+    /// `127.0.0.1:<port>`, and waits (30 s at most) until it serves CDP.
+    pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, String> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "slicc-guard-selftest-{}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            drive::now_ms()
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create the profile dir {}: {e}", dir.display()))?;
+        let rules = hosts
+            .iter()
+            .map(|h| format!("MAP {h} 127.0.0.1:{port}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut extra: Vec<String> = QUIET_FLAGS.iter().map(|s| s.to_string()).collect();
+        extra.push(format!("--host-resolver-rules={rules}"));
+        // The stand-in is plain HTTP; the protected origins are secure contexts in real life
+        // (https), and permissions such as geolocation are only granted to secure contexts.
+        let secure = hosts
+            .iter()
+            .map(|h| format!("http://{h}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        extra.push(format!("--unsafely-treat-insecure-origin-as-secure={secure}"));
+        if launch::running_as_root() {
+            extra.push("--no-sandbox".into());
+        }
+        let catalog = crate::shared_catalog();
+        let dir_str = dir.to_string_lossy().into_owned();
+        let options = ChromiumOptions::new()
+            .headless(true)
+            .disabled_features(DISABLED_FEATURES)
+            .extra_args(extra);
+        let argv = launch::chromium_args(catalog, &dir_str, &options).map_err(|e| e.to_string())?;
+        let mut command = vec![program.to_string()];
+        command.extend(argv);
+        let child = launch::spawn(&command).map_err(|e| e.to_string())?;
+        let mut browser = Chromium {
+            child: Some(child),
+            dir,
+            ws_url: String::new(),
+        };
+        let child = browser.child.as_mut().ok_or("no child")?;
+        let (_, version) =
+            launch::wait_for_endpoint(catalog, &browser.dir, child, Duration::from_secs(30))
+                .map_err(|e| format!("{program} did not serve CDP: {e}"))?;
+        browser.ws_url = version
+            .get("webSocketDebuggerUrl")
+            .and_then(Value::as_str)
+            .ok_or("/json/version has no webSocketDebuggerUrl")?
+            .to_string();
+        Ok(browser)
+    }
+
+    /// The browser's CDP WebSocket URL.
+    pub fn ws_url(&self) -> &str {
+        &self.ws_url
+    }
+
+    /// Kills the browser's process group and removes its profile (what drop does).
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // The browser leads its own process group (launch::spawn): kill the group, so its
+            // renderers and zygotes go with it.
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if !self.dir.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl StandIn for Fixture {
+    fn mark(&self) -> u64 {
+        u64::try_from(self.len()).unwrap_or(u64::MAX)
+    }
+
+    fn since(&self, mark: u64, _tag: &str) -> Vec<LogEntry> {
+        self.log_since(usize::try_from(mark).unwrap_or(usize::MAX))
+    }
+}
+
+/// Chromium with no guard, as a [`Guard`]: one browser per slot, two fresh connections per leg.
+struct Unguarded {
+    program: String,
+    port: u16,
+    slots: Vec<Mutex<Option<Chromium>>>,
+    call_timeout: Duration,
+}
+
+impl Unguarded {
+    fn browser_url(&self, slot: usize) -> Result<String, String> {
+        let cell = self
+            .slots
+            .get(slot)
+            .ok_or_else(|| format!("no slot {slot}"))?;
+        let mut cell = cell.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = cell.as_ref() {
+            if b.child.is_some() {
+                return Ok(b.ws_url().to_string());
+            }
+        }
+        let browser = Chromium::launch(&self.program, &HOSTS, self.port)?;
+        let url = browser.ws_url().to_string();
+        *cell = Some(browser);
+        Ok(url)
+    }
+
+    fn relaunch(&self, slot: usize) {
+        if let Some(cell) = self.slots.get(slot) {
+            let mut cell = cell.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            *cell = None;
+        }
+    }
+}
+
+impl Guard for Unguarded {
+    fn transport(&self) -> String {
+        "chromium".into()
+    }
+
+    fn capabilities(&self) -> CapabilitySet {
+        CapabilitySet::all()
+    }
+
+    fn has_observer(&self) -> bool {
+        true
+    }
+
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, String> {
+        let options = CdpOptions::new().call_timeout(self.call_timeout);
+        let mut attempt = 0;
+        loop {
+            let url = self.browser_url(leg.slot)?;
+            let both = CdpClient::connect(&url, options.clone()).and_then(|guarded| {
+                CdpClient::connect(&url, options.clone()).map(|observer| (guarded, observer))
+            });
+            match both {
+                Ok((guarded, observer)) => {
+                    let guarded = Arc::new(guarded);
+                    let observer = Arc::new(observer);
+                    let (g, o) = (Arc::clone(&guarded), Arc::clone(&observer));
+                    return Ok(Clients {
+                        guarded,
+                        observer: Some(observer),
+                        transport_variant: false,
+                        close: Some(Box::new(move || {
+                            g.close();
+                            o.close();
+                        })),
+                    });
+                }
+                // A browser that died is launched again, once.
+                Err(e) if attempt == 0 => {
+                    let _ = e;
+                    attempt += 1;
+                    self.relaunch(leg.slot);
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+}
+
+/// What the self-test runs.
+#[derive(Debug, Clone)]
+pub struct SelfTestOptions {
+    /// The Chromium to launch (default [`CHROMIUM`]).
+    pub chromium: String,
+    /// The targets (empty: all).
+    pub targets: Vec<String>,
+    /// The variants (empty: every variant of the set).
+    pub variants: Vec<String>,
+    /// Vector ids (empty: all); `X*` is a prefix.
+    pub ids: Vec<String>,
+    /// Parallel slots, each with its own browser.
+    pub parallel: usize,
+    /// How long one CDP call may take.
+    pub call_timeout: Duration,
+}
+
+impl Default for SelfTestOptions {
+    fn default() -> Self {
+        SelfTestOptions {
+            chromium: CHROMIUM.to_string(),
+            targets: Vec::new(),
+            variants: Vec::new(),
+            ids: Vec::new(),
+            parallel: 1,
+            call_timeout: Duration::from_secs(20),
+        }
+    }
+}
+
+/// How a row came out in the self-test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Control and liveness passed, and the attack worked.
+    Behaved,
+    /// A defect in the vector or the runner: why.
+    Misbehaved(Vec<String>),
+    /// Skipped, with the reason.
+    Skipped(String),
+}
+
+/// One self-test row.
+#[derive(Debug, Clone)]
+pub struct SelfTestRow {
+    /// The judged row and its records.
+    pub result: RowResult,
+    /// How it came out.
+    pub verdict: Verdict,
+}
+
+/// The self-test's result.
+#[derive(Debug, Clone)]
+pub struct SelfTestReport {
+    /// Every row, in set order.
+    pub rows: Vec<SelfTestRow>,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+impl SelfTestReport {
+    /// Rows that behaved.
+    pub fn behaved(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::Behaved))
+    }
+
+    /// Rows that misbehaved.
+    pub fn misbehaved(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::Misbehaved(_)))
+    }
+
+    /// Rows that skipped.
+    pub fn skipped(&self) -> usize {
+        self.count(|v| matches!(v, Verdict::Skipped(_)))
+    }
+
+    fn count(&self, f: impl Fn(&Verdict) -> bool) -> usize {
+        self.rows.iter().filter(|r| f(&r.verdict)).count()
+    }
+
+    /// Skipped rows per reason.
+    pub fn skips(&self) -> BTreeMap<String, usize> {
+        let mut out = BTreeMap::new();
+        for r in &self.rows {
+            if let Verdict::Skipped(reason) = &r.verdict {
+                *out.entry(reason.clone()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// `selftest: <rows> rows, <b> behaved, <m> misbehaved, <s> skipped`.
+    pub fn line(&self) -> String {
+        format!(
+            "selftest: {} rows, {} behaved, {} misbehaved, {} skipped",
+            self.rows.len(),
+            self.behaved(),
+            self.misbehaved(),
+            self.skipped()
+        )
+    }
+}
+
+/// How a judged row came out in the self-test (see the module docs).
+pub fn verdict(vector: &Vector, result: &RowResult) -> Verdict {
+    let row = &result.row;
+    if row.skipped() {
+        return Verdict::Skipped(row.reason.clone().unwrap_or_else(|| "skip".into()));
+    }
+    let mut why = Vec::new();
+    if row.control != Status::Pass {
+        why.push(format!("control: {}", row.control.as_str()));
+    }
+    if row.live != Status::Pass {
+        why.push(format!("live: {}", row.live.as_str()));
+    }
+    if why.is_empty() {
+        let guarded = row.observations.get("guarded");
+        if let crate::guard::Expected::Checks(expected) = &vector.expected {
+            for (name, outcome) in expected.iter() {
+                let Outcome::Is(want) = outcome else {
+                    continue;
+                };
+                let seen = guarded.and_then(|g| g.get(name)).copied().flatten();
+                if seen != Some(!want) {
+                    why.push(format!(
+                        "guarded.{name}: the attack should work unguarded ({}), observed {}",
+                        !want,
+                        seen.map_or_else(|| "nothing".to_string(), |b| b.to_string())
+                    ));
+                }
+            }
+        }
+    }
+    if why.is_empty() {
+        Verdict::Behaved
+    } else {
+        // The guarded leg's mismatches are the attack working: only other errors explain.
+        why.extend(
+            row.errors
+                .iter()
+                .filter(|e| !(e.starts_with("guarded: ") && e.contains(", expected ")))
+                .cloned(),
+        );
+        Verdict::Misbehaved(why)
+    }
+}
+
+/// Runs the self-test over `set`'s runnable vectors, calling `on_row` as each row is judged.
+pub fn selftest(
+    set: &Vectors,
+    options: &SelfTestOptions,
+    on_row: &(dyn Fn(&SelfTestRow) + Sync),
+) -> Result<SelfTestReport, String> {
+    if !Path::new(&options.chromium).exists() {
+        return Err(format!("{} is not installed", options.chromium));
+    }
+    let started = Instant::now();
+    let runnable = Vectors {
+        vectors: set
+            .vectors
+            .iter()
+            .filter(|v| v.is_runnable())
+            .cloned()
+            .collect(),
+        ..set.clone()
+    };
+    let fixture = Arc::new(
+        Fixture::start(FixtureOptions::default())
+            .map_err(|e| format!("cannot start the stand-in: {e}"))?,
+    );
+    let mut run = RunOptions {
+        origins: origins_for(""),
+        targets: options.targets.clone(),
+        variants: options.variants.clone(),
+        ids: options.ids.clone(),
+        parallel: options.parallel.max(1),
+        ..RunOptions::default()
+    };
+    for t in crate::guard::PROTECTED_TARGETS {
+        run.target_origins.insert(t.to_string(), origins_for(t));
+    }
+    count_rows(&runnable, &run)?;
+    let guard = Unguarded {
+        program: options.chromium.clone(),
+        port: fixture.port(),
+        slots: (0..run.parallel).map(|_| Mutex::new(None)).collect(),
+        call_timeout: options.call_timeout,
+    };
+    let stand_in: Arc<dyn StandIn> = Arc::clone(&fixture) as Arc<dyn StandIn>;
+    let results = drive::run(&runnable, &guard, stand_in, &run, &|result| {
+        if let Some(v) = runnable.vector(&result.row.id) {
+            on_row(&SelfTestRow {
+                result: result.clone(),
+                verdict: verdict(v, result),
+            });
+        }
+    });
+    // The browsers go first (their process groups killed), then the stand-in.
+    drop(guard);
+    fixture.close();
+    let rows = results?
+        .into_iter()
+        .filter_map(|result| {
+            let v = runnable.vector(&result.row.id)?;
+            Some(SelfTestRow {
+                verdict: verdict(v, &result),
+                result,
+            })
+        })
+        .collect();
+    Ok(SelfTestReport {
+        rows,
+        elapsed: started.elapsed(),
+    })
+}

@@ -1,0 +1,66 @@
+//! The no-guard self-test on a representative subset, in headless Chromium: one vector of each
+//! family and sub-family (C1-C6, E1-E6, B), on `seven`, variant `prompt`. Every control and
+//! every liveness check must pass, and every guarded expectation must come out the other way.
+//! Skipped (with the reason printed) without /usr/bin/chromium, unless `CI` is set.
+#![cfg(all(feature = "cli", unix))]
+
+mod needs;
+
+use slicc_browsers::guard::runner::summary::Status;
+use slicc_browsers::guard::selftest::{self, SelfTestOptions, Verdict, CHROMIUM};
+
+/// One vector per sub-family: C1 to C6 (C4 both same-site and cross-site), E1, E2, E3, E5, E6
+/// (there is no E4), and B rows over the browser session, Fetch and cookies.
+const SUBSET: [&str; 16] = [
+    "C1.script-nav",
+    "C2.302",
+    "C3.auto-attach-wait",
+    "C4.static-cross-site",
+    "C5.fetch",
+    "C5.guessed-id.fulfill",
+    "C6.write-cookie",
+    "C6.dom-storage-read",
+    "E1.onload",
+    "E2.binding",
+    "E3.bypass-csp",
+    "E5.console",
+    "E6.extra-headers",
+    "B1.create-target",
+    "B2.headers",
+    "B4.request-cookies",
+];
+
+#[test]
+fn the_subset_behaves_in_headless_chromium() {
+    if needs::missing(CHROMIUM, needs::chromium()) {
+        return;
+    }
+    let set = slicc_browsers::guard::vectors();
+    for id in SUBSET {
+        assert!(set.vector(id).is_some(), "{id} is not a vector any more");
+    }
+    let options = SelfTestOptions {
+        targets: vec!["seven".into()],
+        variants: vec!["prompt".into()],
+        ids: SUBSET.iter().map(|s| s.to_string()).collect(),
+        parallel: 2,
+        ..SelfTestOptions::default()
+    };
+    let report = selftest::selftest(&set, &options, &|_| {}).expect("the self-test runs");
+    println!("{} in {:.1}s", report.line(), report.elapsed.as_secs_f64());
+    assert_eq!(report.rows.len(), SUBSET.len(), "one row per vector");
+    let mut problems = Vec::new();
+    for row in &report.rows {
+        let r = &row.result.row;
+        match &row.verdict {
+            Verdict::Behaved => {
+                assert_eq!(r.control, Status::Pass, "{}: behaved with a failed control", r.id);
+                assert_eq!(r.live, Status::Pass, "{}: behaved without liveness", r.id);
+            }
+            Verdict::Skipped(reason) => problems.push(format!("{} skipped: {reason}", r.id)),
+            Verdict::Misbehaved(why) => problems.push(format!("{}: {}", r.id, why.join("; "))),
+        }
+    }
+    assert!(problems.is_empty(), "rows that did not behave:\n{}", problems.join("\n"));
+    assert_eq!(report.behaved(), SUBSET.len());
+}
