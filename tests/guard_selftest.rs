@@ -54,13 +54,22 @@ fn the_subset_behaves_in_headless_chromium() {
         let r = &row.result.row;
         match &row.verdict {
             Verdict::Behaved => {
-                assert_eq!(r.control, Status::Pass, "{}: behaved with a failed control", r.id);
+                assert_eq!(
+                    r.control,
+                    Status::Pass,
+                    "{}: behaved with a failed control",
+                    r.id
+                );
                 assert_eq!(r.live, Status::Pass, "{}: behaved without liveness", r.id);
             }
             Verdict::Skipped(reason) => problems.push(format!("{} skipped: {reason}", r.id)),
             Verdict::Misbehaved(why) => problems.push(format!("{}: {}", r.id, why.join("; "))),
         }
     }
-    assert!(problems.is_empty(), "rows that did not behave:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "rows that did not behave:\n{}",
+        problems.join("\n")
+    );
     assert_eq!(report.behaved(), SUBSET.len());
 }

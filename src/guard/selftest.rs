@@ -154,7 +154,9 @@ impl Chromium {
             .map(|h| format!("http://{h}"))
             .collect::<Vec<_>>()
             .join(",");
-        extra.push(format!("--unsafely-treat-insecure-origin-as-secure={secure}"));
+        extra.push(format!(
+            "--unsafely-treat-insecure-origin-as-secure={secure}"
+        ));
         if launch::running_as_root() {
             extra.push("--no-sandbox".into());
         }
@@ -239,7 +241,9 @@ impl Unguarded {
             .slots
             .get(slot)
             .ok_or_else(|| format!("no slot {slot}"))?;
-        let mut cell = cell.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cell = cell
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(b) = cell.as_ref() {
             if b.child.is_some() {
                 return Ok(b.ws_url().to_string());
@@ -253,7 +257,9 @@ impl Unguarded {
 
     fn relaunch(&self, slot: usize) {
         if let Some(cell) = self.slots.get(slot) {
-            let mut cell = cell.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut cell = cell
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             *cell = None;
         }
     }

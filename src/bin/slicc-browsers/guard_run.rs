@@ -66,7 +66,10 @@ impl Progress {
     }
 
     fn tick(&self, last: &str) {
-        let mut done = self.done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut done = self
+            .done
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         *done += 1;
         if self.on {
             eprint!(
@@ -116,7 +119,12 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
     }
     let total = {
         let runnable = Vectors {
-            vectors: set.vectors.iter().filter(|v| v.is_runnable()).cloned().collect(),
+            vectors: set
+                .vectors
+                .iter()
+                .filter(|v| v.is_runnable())
+                .cloned()
+                .collect(),
             ..set.clone()
         };
         let mut run = RunOptions {
@@ -145,13 +153,18 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
             line["ms"] = u64::try_from(row.result.elapsed.as_millis())
                 .unwrap_or(u64::MAX)
                 .into();
-            let mut out = stdout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut out = stdout
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             let _ = writeln!(out, "{line}");
         }
         if let (Some(dir), Verdict::Misbehaved(_)) = (&records, &row.verdict) {
             let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
             let body = serde_json::json!({ "row": r, "records": row.result.records });
-            let _ = std::fs::write(&file, serde_json::to_string_pretty(&body).unwrap_or_default());
+            let _ = std::fs::write(
+                &file,
+                serde_json::to_string_pretty(&body).unwrap_or_default(),
+            );
         }
     })?;
     progress.end();
@@ -236,7 +249,9 @@ impl Guard for Remote {
 /// `guard run`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let set = vectors(&mut args)?;
-    let guard_url = args.value("--guard")?.ok_or("guard run needs --guard <cdp-url>")?;
+    let guard_url = args
+        .value("--guard")?
+        .ok_or("guard run needs --guard <cdp-url>")?;
     let observer_url = args
         .value("--observer")?
         .ok_or("guard run needs --observer <cdp-url>")?;
@@ -251,7 +266,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         None => CapabilitySet::all(),
         Some(list) => CapabilitySet::from_names(list.split(',').map(str::trim)),
     };
-    let guard_name = args.value("--guard-name")?.unwrap_or_else(|| "guard".into());
+    let guard_name = args
+        .value("--guard-name")?
+        .unwrap_or_else(|| "guard".into());
     let sha = args.value("--sha")?.unwrap_or_else(|| "unknown".into());
     let transport = args.value("--transport")?.unwrap_or_else(|| "cdp".into());
     let fixture_url = args.value("--fixture")?;

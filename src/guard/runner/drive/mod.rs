@@ -38,8 +38,7 @@ use super::transport::Transport;
 pub use remote::RemoteStandIn;
 pub use rows::{
     cookie_for, count_rows, names_read, new_tag, plants_canary, run, uses_default_context,
-    variant_delay, Clients, Guard,
-    LegRequest, RowResult, RunOptions,
+    variant_delay, Clients, Guard, LegRequest, RowResult, RunOptions,
 };
 pub use util::{decode_component, ids_between, is_beacon, split_url};
 

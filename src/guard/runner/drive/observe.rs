@@ -53,7 +53,9 @@ impl Leg {
         let mut params = json!({ "url": "about:blank", "background": true });
         // The context of the row's page when it has one (a `tab` step may have opened it in a
         // context of its own), else the leg's.
-        let context = lock(&self.page_context).clone().or_else(|| self.context.clone());
+        let context = lock(&self.page_context)
+            .clone()
+            .or_else(|| self.context.clone());
         if let Some(ctx) = context {
             params["browserContextId"] = Value::String(ctx);
         }

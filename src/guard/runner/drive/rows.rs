@@ -11,8 +11,10 @@ use serde_json::{json, Value};
 use super::util::lock;
 use super::{run_leg, says_plant, LegSetup, Plant, StandIn};
 use crate::guard::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
-use crate::guard::runner::judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
 use crate::guard::runner::js;
+use crate::guard::runner::judge::{
+    judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec,
+};
 use crate::guard::runner::record::Record;
 use crate::guard::runner::summary::Row;
 use crate::guard::runner::transport::Transport;
@@ -218,7 +220,9 @@ pub fn run(
             });
         }
     });
-    let mut results = results.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     results.sort_by_key(|(order, _)| *order);
     Ok(results.into_iter().map(|(_, r)| r).collect())
 }
@@ -410,8 +414,17 @@ fn run_row(
     let mut transport_variant = true;
     for (name, leg, vars_leg, via_observer, run) in plan {
         let req = request(leg, run);
-        let (record, vars, acknowledged) =
-            run_one(vector, &job.target, &env, leg, vars_leg, via_observer, &req, guard, stand_in);
+        let (record, vars, acknowledged) = run_one(
+            vector,
+            &job.target,
+            &env,
+            leg,
+            vars_leg,
+            via_observer,
+            &req,
+            guard,
+            stand_in,
+        );
         transport_variant &= acknowledged;
         runs.push((name.to_string(), record, vars));
     }
@@ -484,7 +497,10 @@ fn run_one(
         Arc::clone(&clients.guarded)
     };
     let plant = plants_canary(vector);
-    let fresh = plant != Plant::No && !uses_default_context(vector);
+    // Every leg runs in a fresh browser context when the transport can make one: cookies,
+    // storage, permissions and the HTTP auth cache of one leg never reach the next (a Basic
+    // answer cached for an origin would be sent unasked, and no challenge would come).
+    let fresh = !uses_default_context(vector);
     let context = if fresh && env.capabilities.browser_contexts {
         client
             .send(
@@ -493,7 +509,11 @@ fn run_one(
                 None,
             )
             .ok()
-            .and_then(|r| r.get("browserContextId").and_then(Value::as_str).map(str::to_string))
+            .and_then(|r| {
+                r.get("browserContextId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
     } else {
         None
     };
