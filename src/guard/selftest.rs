@@ -2,10 +2,10 @@
 //! lists, in headless Chromium with nothing guarding it (the spec's `npm run test:guard`).
 //!
 //! The stand-in ([`Fixture`]) listens on a random loopback port; each parallel slot launches
-//! its own Debian Chromium (`/usr/bin/chromium`) headless, through the crate's launch module
-//! ([`crate::launch::chromium_args`], [`crate::launch::spawn`]), in a temporary profile, with
+//! its own Debian Chromium (`/usr/bin/chromium`) headless in a temporary profile, with
 //! `--remote-debugging-port=0` and `--host-resolver-rules` mapping every stand-in host to the
-//! fixture. Chromium's HTTPS upgrades are off (`--disable-features=HttpsUpgrades,…`): with
+//! fixture (started directly, not through `crate::launch`, which sits a layer above `guard`
+//! and makes seven profiles). Chromium's HTTPS upgrades are off (`--disable-features=HttpsUpgrades,…`): with
 //! them, Chromium 156 first sends a TLS ClientHello for each `http://` host. The browser's
 //! process group is killed when the self-test ends, also on failure or panic.
 //!
@@ -35,8 +35,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::cdp::{CdpClient, CdpOptions};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
@@ -47,7 +45,6 @@ use super::runner::judge::CapabilitySet;
 use super::runner::record::LogEntry;
 use super::runner::summary::Status;
 use super::{Outcome, Vector, Vectors};
-use crate::launch::{self, ChromiumOptions};
 
 /// Debian's Chromium.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -67,12 +64,34 @@ pub const HOSTS: [&str; 10] = [
 ];
 
 /// The features the self-test's Chromium runs without: HTTPS upgrades (each `http://` host
-/// would first get a TLS ClientHello), HTTPS-first modes.
-pub const DISABLED_FEATURES: [&str; 3] = [
+/// would first get a TLS ClientHello), HTTPS-first modes, and the local-network-access checks
+/// (every stand-in host resolves to 127.0.0.1), as seven's own launch does.
+pub const DISABLED_FEATURES: [&str; 5] = [
     "HttpsUpgrades",
     "HttpsFirstBalancedModeAutoEnable",
     "HttpsFirstModeV2ForTypicallySecureUsers",
+    "LocalNetworkAccessChecks",
+    "LocalNetworkAccessChecksWebSockets",
 ];
+
+/// Switches that keep background tabs and timers running at full speed (seven's own).
+pub const BACKGROUND_FLAGS: [&str; 3] = [
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+];
+
+/// Whether this process runs as root on Linux (Chromium then needs `--no-sandbox`).
+fn running_as_root() -> bool {
+    std::env::consts::OS == "linux"
+        && std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|ids| ids.split_whitespace().nth(1))
+                == Some("0")
+        })
+}
 
 /// Switches that keep a headless Chromium quiet on a closed network.
 pub const QUIET_FLAGS: [&str; 5] = [
@@ -157,34 +176,76 @@ impl Chromium {
         extra.push(format!(
             "--unsafely-treat-insecure-origin-as-secure={secure}"
         ));
-        if launch::running_as_root() {
+        if running_as_root() {
             extra.push("--no-sandbox".into());
         }
-        let catalog = crate::shared_catalog();
-        let dir_str = dir.to_string_lossy().into_owned();
-        let options = ChromiumOptions::new()
-            .headless(true)
-            .disabled_features(DISABLED_FEATURES)
-            .extra_args(extra);
-        let argv = launch::chromium_args(catalog, &dir_str, &options).map_err(|e| e.to_string())?;
-        let mut command = vec![program.to_string()];
-        command.extend(argv);
-        let child = launch::spawn(&command).map_err(|e| e.to_string())?;
+        let mut argv: Vec<String> = [
+            "--remote-debugging-port=0",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--headless=new",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        argv.push(format!("--user-data-dir={}", dir.display()));
+        argv.extend(BACKGROUND_FLAGS.iter().map(|s| s.to_string()));
+        argv.push(format!(
+            "--disable-features={}",
+            DISABLED_FEATURES.join(",")
+        ));
+        argv.extend(extra);
+        let mut command = std::process::Command::new(program);
+        command
+            .args(&argv)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // Its own process group, so that the whole group can be killed at the end.
+            command.process_group(0);
+        }
+        let child = command
+            .spawn()
+            .map_err(|e| format!("cannot start {program}: {e}"))?;
         let mut browser = Chromium {
             child: Some(child),
             dir,
             ws_url: String::new(),
         };
-        let child = browser.child.as_mut().ok_or("no child")?;
-        let (_, version) =
-            launch::wait_for_endpoint(catalog, &browser.dir, child, Duration::from_secs(30))
-                .map_err(|e| format!("{program} did not serve CDP: {e}"))?;
-        browser.ws_url = version
-            .get("webSocketDebuggerUrl")
-            .and_then(Value::as_str)
-            .ok_or("/json/version has no webSocketDebuggerUrl")?
-            .to_string();
+        browser.ws_url = browser.wait_for_cdp(program, Duration::from_secs(30))?;
         Ok(browser)
+    }
+
+    /// Waits until the profile's `DevToolsActivePort` names the browser's endpoint: its
+    /// WebSocket URL. Fails when the browser exits first or `timeout` passes.
+    fn wait_for_cdp(&mut self, program: &str, timeout: Duration) -> Result<String, String> {
+        let file = self.dir.join("DevToolsActivePort");
+        let started = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    if let Ok(port) = port.trim().parse::<u16>() {
+                        return Ok(format!("ws://127.0.0.1:{port}{}", path.trim()));
+                    }
+                }
+            }
+            if let Some(child) = self.child.as_mut() {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(format!("{program} exited ({status}) before serving CDP"));
+                }
+            }
+            if started.elapsed() >= timeout {
+                return Err(format!(
+                    "{program} did not serve CDP within {}s",
+                    timeout.as_secs()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// The browser's CDP WebSocket URL.
@@ -195,7 +256,7 @@ impl Chromium {
     /// Kills the browser's process group and removes its profile (what drop does).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // The browser leads its own process group (launch::spawn): kill the group, so its
+            // The browser leads its own process group (`process_group(0)`): kill the group, so its
             // renderers and zygotes go with it.
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", "--", &format!("-{}", child.id())])
