@@ -268,6 +268,10 @@ const WARNING_CASES: &[(&str, &str, Edit)] = &[
         vector(s, "B5.response-cookies")["observe"]["setCookieSeen"]["check"]["where"]["params"]
             ["headers"] = json!({"$regex": "(a)\\1"})
     }),
+    ("js-regex", "C1.init-script-nav", |s| {
+        // Valid for the regex crate, a syntax error in JavaScript's RegExp.
+        vector(s, "C1.init-script-nav")["setup"][2]["refusal"]["match"] = json!("(?i)refused")
+    }),
     ("reserved-numbers", "B1.create-target", |s| {
         vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9220 + 9)
     }),

@@ -237,6 +237,11 @@ pub const RULES: &[Rule] = &[
         "this crate's: the spec's patterns are JavaScript regular expressions; look-around and backreferences are valid there but this crate's runner cannot match them",
     ),
     warning(
+        "js-regex",
+        "every refusal.match and $regex is in the common subset of the regex crate and JavaScript's RegExp: no inline flags like (?i), no (?P<name>, \\A, \\z, \\p, [[:class:]]",
+        "this crate's: the spec does not forbid them, but JavaScript guards compile patterns with new RegExp(p), where (?i) is a syntax error and \\A, \\z, \\p and [[: mean something else",
+    ),
+    warning(
         "reserved-numbers",
         "no number from 9222 to 9229 anywhere, also outside URLs",
         "this crate's: its developers' rule that ports 9222-9229 never appear in a test, fixture or case; the spec bans them from URLs only",
@@ -597,6 +602,16 @@ pub(super) fn regular_expression(cx: &Cx, out: &mut Out, pattern: &str, path: St
         last = end;
     }
     expanded.push_str(&pattern[last..]);
+    if let Some(what) = javascript_differs(&expanded) {
+        out.add(
+            cx,
+            path.clone(),
+            "js-regex",
+            format!(
+                "{pattern:?} uses {what}, which JavaScript's RegExp rejects or reads differently"
+            ),
+        );
+    }
     if let Err(e) = Regex::new(&expanded) {
         // The regex crate's message ends with the line `error: <what>`.
         let text = e.to_string();
@@ -613,4 +628,39 @@ pub(super) fn regular_expression(cx: &Cx, out: &mut Out, pattern: &str, path: St
             format!("{pattern:?} does not compile: {what}"),
         );
     }
+}
+
+/// The first construct of `pattern` that is valid for the regex crate but a syntax error in
+/// JavaScript's `new RegExp(p)` or read differently there, or `None`.
+fn javascript_differs(pattern: &str) -> Option<&'static str> {
+    let b = pattern.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                match b.get(i + 1) {
+                    Some(b'A' | b'z') => return Some("\\A or \\z (JavaScript reads a letter)"),
+                    Some(b'p' | b'P') => {
+                        return Some("\\p (JavaScript without the u flag reads a p)")
+                    }
+                    _ => {}
+                }
+                i += 2;
+                continue;
+            }
+            b'[' if b.get(i + 1) == Some(&b'[') && b.get(i + 2) == Some(&b':') => {
+                return Some("a [[:class:]] (JavaScript has no POSIX classes)")
+            }
+            b'(' if b.get(i + 1) == Some(&b'?') => match b.get(i + 2) {
+                Some(b':' | b'=' | b'!') => {}
+                Some(b'<') if matches!(b.get(i + 3), Some(b'=' | b'!')) => {}
+                Some(b'<') => {}
+                Some(b'P') => return Some("(?P<name> (JavaScript names groups (?<name>)"),
+                _ => return Some("an inline flag group like (?i) (a syntax error in JavaScript)"),
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
