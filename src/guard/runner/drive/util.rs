@@ -177,3 +177,74 @@ pub fn ids_between(a: &str, b: &str) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_between_counts_the_differing_number() {
+        assert_eq!(
+            ids_between("interception-job-5.0", "interception-job-8.0"),
+            ["interception-job-6.0", "interception-job-7.0"]
+        );
+        assert_eq!(
+            ids_between("interception-job-9.0", "interception-job-7.0"),
+            ["interception-job-8.0"]
+        );
+        assert!(ids_between("interception-job-5.0", "interception-job-6.0").is_empty());
+        assert!(ids_between("a-1.0", "b-3.0").is_empty(), "two parts differ");
+        assert!(ids_between("", "x").is_empty());
+        assert_eq!(ids_between("j-1", "j-1000").len(), 64, "bounded");
+    }
+
+    #[test]
+    fn beacons_are_read_from_the_query() {
+        let entry = |url: &str| LogEntry {
+            url: url.into(),
+            method: "POST".into(),
+            headers: Default::default(),
+            time: 0,
+        };
+        let b = entry("http://log.test/beacon?tag=t1&origin=http%3A%2F%2Fa.test&href=x");
+        assert!(is_beacon(&b, "t1", "http://a.test"));
+        assert!(!is_beacon(&b, "t2", "http://a.test"));
+        assert!(!is_beacon(&b, "t1", "http://b.test"));
+        assert!(!is_beacon(
+            &entry("http://log.test/live?tag=t1&origin=http%3A%2F%2Fa.test"),
+            "t1",
+            "http://a.test"
+        ));
+        assert_eq!(
+            split_url("http://h/p?a=%41+b&c").1,
+            [("a".into(), "A b".into()), ("c".into(), String::new())]
+        );
+        assert_eq!(decode_component("%zz%4"), "%zz%4");
+    }
+
+    #[test]
+    fn outcomes_of_calls_and_evaluations() {
+        let ok = call_outcome(&Ok(json!({"x": 1})));
+        assert_eq!(ok, Outcome::Value(json!({"ok": true, "result": {"x": 1}})));
+        let refused = call_outcome(&Err(CallError::Protocol {
+            code: -32000,
+            message: "no".into(),
+        }));
+        assert_eq!(
+            refused,
+            Outcome::Value(json!({"ok": false, "error": {"code": -32000, "message": "no"}}))
+        );
+        assert!(matches!(
+            call_outcome(&Err(CallError::Timeout)),
+            Outcome::Failed(_)
+        ));
+        let thrown = eval_outcome(Ok(
+            json!({"result": {}, "exceptionDetails": {"text": "boom"}}),
+        ));
+        assert_eq!(thrown, Outcome::Failed("evaluation threw: boom".into()));
+        assert_eq!(
+            eval_outcome(Ok(json!({"result": {"value": 3}}))),
+            Outcome::Value(json!(3))
+        );
+    }
+}
