@@ -3,16 +3,18 @@
 //! a small in-test WebSocket server that misbehaves (garbage, closes mid-call, never answers).
 #![cfg(all(feature = "guard-runner", unix))]
 
+mod needs;
+
 use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use slicc_browsers::guard::cdp::{websocket_url, CdpClient, CdpOptions};
 use slicc_browsers::guard::runner::{CallError, Event, Transport};
+use slicc_browsers::guard::selftest::Chromium;
 use tungstenite::{Message, WebSocket};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -41,90 +43,18 @@ fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'st
 // Headless Chromium
 // ---------------------------------------------------------------------------------------------
 
-/// A headless Chromium in a temp profile, in its own process group, killed on drop (also when
-/// the test fails).
-struct Chromium {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts Chromium, or `None` (with the reason printed) when it is not installed; under `CI`
-/// its absence is a failure.
+/// Starts Chromium (the crate's own launcher: temp profile, port 0, its process group killed on
+/// drop), or `None` with the reason printed when it is not installed; under `CI` its absence is a
+/// failure.
 fn chromium() -> Option<Chromium> {
-    if !Path::new(CHROMIUM).exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("{CHROMIUM} is required in CI (apt-get install chromium)");
-        }
-        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+    if needs::missing(CHROMIUM, Path::new(CHROMIUM).exists()) {
         return None;
     }
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let profile: PathBuf = dir.path().join("profile");
-    let child = {
-        use std::os::unix::process::CommandExt;
-        Command::new(CHROMIUM)
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--remote-debugging-port=0",
-                &format!("--user-data-dir={}", profile.display()),
-                "about:blank",
-            ])
-            .env("HOME", dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("chromium starts")
-    };
-    let mut browser = Chromium {
-        child,
-        port: 0,
-        _dir: dir,
-    };
-    let active_port = profile.join("DevToolsActivePort");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&active_port) {
-            if let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
-                if text.lines().count() >= 2 {
-                    browser.port = port;
-                    return Some(browser);
-                }
-            }
-        }
-        if let Ok(Some(status)) = browser.child.try_wait() {
-            panic!("chromium exited ({status}) before writing DevToolsActivePort");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "chromium wrote no DevToolsActivePort within a minute"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    Some(Chromium::launch(CHROMIUM, &[], 0).expect("chromium serves CDP"))
 }
 
 fn connect(browser: &Chromium) -> CdpClient {
-    let endpoint = format!("http://127.0.0.1:{}", browser.port);
+    let endpoint = browser.http_url();
     CdpClient::connect_endpoint(
         &endpoint,
         CdpOptions::new().call_timeout(Duration::from_secs(20)),
@@ -135,12 +65,12 @@ fn connect(browser: &Chromium) -> CdpClient {
 #[test]
 fn chromium_answers_browser_get_version() {
     let Some(browser) = chromium() else { return };
-    let endpoint = format!("http://127.0.0.1:{}", browser.port);
+    let endpoint = browser.http_url();
     let ws = websocket_url(&endpoint, Duration::from_secs(10)).expect("/json/version");
     assert!(
         ws.starts_with(&format!(
-            "ws://127.0.0.1:{}/devtools/browser/",
-            browser.port
+            "{}/devtools/browser/",
+            browser.http_url().replace("http://", "ws://")
         )),
         "{ws}"
     );

@@ -5,10 +5,11 @@
 //! get errors or closed connections.
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
+mod needs;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -16,93 +17,21 @@ use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
 use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
 use slicc_browsers::guard::runner::{CallError, Transport};
+use slicc_browsers::guard::selftest::Chromium;
 use tungstenite::Message;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const REFUSAL: &str = "slicc: refused: target is on seven's origin";
 
-/// A headless Chromium in a temp profile, in its own process group, killed on drop.
-struct Chromium {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        let group = format!("-{}", self.child.id());
-        let _ = Command::new("kill")
-            .args(["-KILL", "--", &group])
-            .stderr(Stdio::null())
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// Starts Chromium (the crate's own launcher) with the stand-in's hosts mapped to the fixture,
+/// or `None` with the reason printed when it is not installed; under `CI` its absence is a
+/// failure.
 fn chromium(fixture_port: u16) -> Option<Chromium> {
-    if !Path::new(CHROMIUM).exists() {
-        if std::env::var_os("CI").is_some() {
-            panic!("{CHROMIUM} is required in CI (apt-get install chromium)");
-        }
-        println!("skipped: {CHROMIUM} is not installed (apt-get install chromium)");
+    if needs::missing(CHROMIUM, Path::new(CHROMIUM).exists()) {
         return None;
     }
-    let dir = tempfile::tempdir().expect("a temp dir");
-    let profile: PathBuf = dir.path().join("profile");
-    let rules = format!(
-        "MAP *.sliccy.ai 127.0.0.1:{fixture_port}, MAP sliccy.ai 127.0.0.1:{fixture_port}, MAP ordinary.test 127.0.0.1:{fixture_port}"
-    );
-    let child = {
-        use std::os::unix::process::CommandExt;
-        Command::new(CHROMIUM)
-            .args([
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable",
-                "--remote-debugging-port=0",
-                &format!("--host-resolver-rules={rules}"),
-                &format!("--user-data-dir={}", profile.display()),
-                "about:blank",
-            ])
-            .env("HOME", dir.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("chromium starts")
-    };
-    let mut browser = Chromium {
-        child,
-        port: 0,
-        _dir: dir,
-    };
-    let active_port = profile.join("DevToolsActivePort");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&active_port) {
-            if let Some(port) = text.lines().next().and_then(|l| l.trim().parse().ok()) {
-                if text.lines().count() >= 2 {
-                    browser.port = port;
-                    return Some(browser);
-                }
-            }
-        }
-        if let Ok(Some(status)) = browser.child.try_wait() {
-            panic!("chromium exited ({status}) before writing DevToolsActivePort");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no DevToolsActivePort within a minute"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let hosts = ["*.sliccy.ai", "sliccy.ai", "ordinary.test"];
+    Some(Chromium::launch(CHROMIUM, &hosts, fixture_port).expect("chromium serves CDP"))
 }
 
 fn client(endpoint: &str) -> CdpClient {
@@ -160,7 +89,7 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
     let Some(browser) = chromium(fixture.port()) else {
         return;
     };
-    let upstream = format!("http://127.0.0.1:{}", browser.port);
+    let upstream = browser.http_url();
     let proxy = Proxy::start(ProxyOptions::new(&upstream)).expect("the proxy starts");
     let addr = proxy.addr().to_string();
     let tag = format!("p{}", std::process::id());

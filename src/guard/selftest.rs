@@ -253,6 +253,17 @@ impl Chromium {
         &self.ws_url
     }
 
+    /// The browser's DevTools HTTP endpoint, `http://127.0.0.1:<port>` (where `/json/version`
+    /// is served).
+    pub fn http_url(&self) -> String {
+        let authority = self
+            .ws_url
+            .strip_prefix("ws://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_default();
+        format!("http://{authority}")
+    }
+
     /// Kills the browser's process group and removes its profile (what drop does).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
