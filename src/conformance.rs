@@ -1,19 +1,33 @@
-//! The discovery corpus run through the discovery engine (features `corpus` and `discovery`):
-//! the layer above [`crate::corpus`] and [`crate::discovery`] that ties them together, so
-//! neither imports the other. [`FakeHost::from_case`](crate::discovery::FakeHost::from_case)
-//! lays a case out as a fake machine, and the runner takes each case on each OS it is for, on
-//! a [`FakeHost`](crate::discovery::FakeHost), compared with its `expected.json` as parsed
-//! JSON. The command line's `conformance corpus`, the tests, the benchmark and the
-//! `wasm32-wasip1` example all use this.
+//! The conformance files run through the crate's implementations: the layer above
+//! [`crate::corpus`], [`crate::discovery`] and [`crate::protected`] that ties them together, so
+//! none of them imports another to run its vectors.
+//!
+//! - The discovery corpus (features `corpus` and `discovery`):
+//!   [`FakeHost::from_case`](crate::discovery::FakeHost::from_case) lays a case out as a fake
+//!   machine, and [`run`](crate::conformance::run) takes each case on each OS it is for, on a
+//!   [`FakeHost`](crate::discovery::FakeHost), compared with its `expected.json` as parsed JSON.
+//!   The command line's `conformance corpus`, the tests, the benchmark and the `wasm32-wasip1`
+//!   example all use this.
+//! - The protected-origin vectors (features `corpus` and `protected`):
+//!   [`run_protected`](crate::conformance::run_protected) asks a
+//!   [`Matcher`](crate::protected::Matcher) every vector of a `protected.json` and says, per
+//!   vector, what was asked, the expected and the given answer, and why. The command line's
+//!   `conformance protected`, `validate` (rule `vectors-pass`) and the tests all use this one
+//!   loop.
 
 use std::fmt;
 
 use serde_json::Value;
 
-use crate::catalog::{Catalog, Os};
+#[cfg(feature = "discovery")]
+use crate::catalog::Catalog;
+use crate::catalog::Os;
+#[cfg(feature = "discovery")]
 use crate::corpus::{Case, Corpus, Layout};
-
+#[cfg(feature = "discovery")]
 use crate::discovery::{discover_with, FakeHost, Installed, Options, Sources, SUPPORTED_NEEDS};
+#[cfg(feature = "protected")]
+use crate::protected::{Matcher, Opener, Vectors};
 
 /// The fake home dir a case is laid out under on each OS.
 pub fn home(os: Os) -> &'static str {
@@ -24,6 +38,7 @@ pub fn home(os: Os) -> &'static str {
     }
 }
 
+#[cfg(feature = "discovery")]
 /// The discovery options of a case: its OS, `--cdp` URLs, origins, probe ports and installed
 /// records, with every source on. An error names an installed record that is not output
 /// schema 1's installed shape.
@@ -89,6 +104,7 @@ impl Report {
     }
 }
 
+#[cfg(feature = "discovery")]
 /// Runs one case as `os` with `sources`; `None` when the case is not for that OS.
 pub fn run_case(
     catalog: &Catalog,
@@ -124,6 +140,7 @@ pub fn run_case(
     Some(if diffs.is_empty() { Ok(()) } else { Err(diffs) })
 }
 
+#[cfg(feature = "discovery")]
 /// The id of the first entry of an output document that is not six's.
 fn first_non_six(output: &Value) -> Option<String> {
     output["entries"]
@@ -133,6 +150,7 @@ fn first_non_six(output: &Value) -> Option<String> {
         .and_then(|e| e["id"].as_str().map(str::to_string))
 }
 
+#[cfg(feature = "discovery")]
 /// Runs every case of `corpus` on each of `oses` it is for, with every source on.
 pub fn run(catalog: &Catalog, corpus: &Corpus, oses: &[Os]) -> Report {
     let mut report = Report::default();
@@ -229,6 +247,7 @@ fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<
     }
 }
 
+#[cfg(feature = "discovery")]
 impl FakeHost {
     /// A corpus case's machine, laid out on `layout` as the spec's harness does: the case's
     /// files under the layout's home, only the case's environment, its process list (`ps`
@@ -270,4 +289,274 @@ impl FakeHost {
         }
         host
     }
+}
+
+/// The four kinds of vector of `protected.json`, in the file's order.
+#[cfg(feature = "protected")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VectorKind {
+    /// `urls[]`: [`Matcher::url`].
+    Url,
+    /// `targets[]`: [`Matcher::target`].
+    Target,
+    /// `cookieDomains[]`: [`Matcher::cookie_domain`].
+    CookieDomain,
+    /// `storageKeys[]`: [`Matcher::storage_key`].
+    StorageKey,
+}
+
+#[cfg(feature = "protected")]
+impl VectorKind {
+    /// The member of `protected.json` that holds the kind: `urls`, `targets`, `cookieDomains`
+    /// or `storageKeys`.
+    pub fn member(self) -> &'static str {
+        match self {
+            VectorKind::Url => "urls",
+            VectorKind::Target => "targets",
+            VectorKind::CookieDomain => "cookieDomains",
+            VectorKind::StorageKey => "storageKeys",
+        }
+    }
+}
+
+/// What a protected vector asks the matcher.
+#[cfg(feature = "protected")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// Whether a URL is protected.
+    Url(String),
+    /// Whether a CDP target is protected.
+    Target {
+        /// `TargetInfo.url`.
+        url: String,
+        /// Whether it was protected before it went to `url`.
+        previous: bool,
+        /// The vector's `opener` as written: `None` for no opener.
+        opener: Option<String>,
+    },
+    /// Whether a cookie domain is protected.
+    CookieDomain(String),
+    /// Whether a storage key is protected.
+    StorageKey(String),
+}
+
+#[cfg(feature = "protected")]
+impl Asked {
+    /// The kind of vector that asks this.
+    pub fn kind(&self) -> VectorKind {
+        match self {
+            Asked::Url(_) => VectorKind::Url,
+            Asked::Target { .. } => VectorKind::Target,
+            Asked::CookieDomain(_) => VectorKind::CookieDomain,
+            Asked::StorageKey(_) => VectorKind::StorageKey,
+        }
+    }
+
+    /// The text the matcher reads: the URL, domain or key.
+    pub fn input(&self) -> &str {
+        match self {
+            Asked::Url(s) | Asked::CookieDomain(s) | Asked::StorageKey(s) => s,
+            Asked::Target { url, .. } => url,
+        }
+    }
+}
+
+#[cfg(feature = "protected")]
+impl fmt::Display for Asked {
+    /// `url "…"`, `target "…" (previous false, opener unknown)`, `cookie domain "…"` or
+    /// `storage key "…"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Asked::Url(u) => write!(f, "url {u:?}"),
+            Asked::Target {
+                url,
+                previous,
+                opener,
+            } => match opener {
+                Some(o) => write!(f, "target {url:?} (previous {previous}, opener {o})"),
+                None => write!(f, "target {url:?} (previous {previous}, no opener)"),
+            },
+            Asked::CookieDomain(d) => write!(f, "cookie domain {d:?}"),
+            Asked::StorageKey(k) => write!(f, "storage key {k:?}"),
+        }
+    }
+}
+
+/// One protected vector through a matcher.
+#[cfg(feature = "protected")]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VectorOutcome {
+    /// Its index in its member's array (`urls`, `targets`, ...).
+    pub index: usize,
+    /// What it asks.
+    pub asked: Asked,
+    /// The vector's `protected`.
+    pub expected: bool,
+    /// The matcher's answer; `None` when the vector cannot be asked: a target whose `opener`
+    /// is none of `protected`, `unprotected` and `unknown` (protected-format §3: the member
+    /// takes only those, and is left out for no opener).
+    pub got: Option<bool>,
+    /// Why: the rule that protects a URL ([`Matcher::explain`]), how a target that inherits
+    /// its origin was judged, or why the vector cannot be asked; `None` otherwise.
+    pub reason: Option<String>,
+}
+
+#[cfg(feature = "protected")]
+impl VectorOutcome {
+    /// Whether the matcher gave the vector's answer.
+    pub fn passed(&self) -> bool {
+        self.got == Some(self.expected)
+    }
+
+    /// The JSON pointer of the member at fault: the vector's `protected` for a wrong answer
+    /// (`/urls/0/protected`), its `opener` for a target that cannot be asked.
+    pub fn pointer(&self) -> String {
+        let member = if self.got.is_none() {
+            "opener"
+        } else {
+            "protected"
+        };
+        crate::json::pointer([self.asked.kind().member(), &self.index.to_string(), member])
+    }
+}
+
+#[cfg(feature = "protected")]
+impl fmt::Display for VectorOutcome {
+    /// `url "…": expected protected, got allowed (why)`, or `target "…" (…): why` for one
+    /// that cannot be asked.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = |b: bool| if b { "protected" } else { "allowed" };
+        write!(f, "{}: ", self.asked)?;
+        match self.got {
+            Some(got) => write!(f, "expected {}, got {}", word(self.expected), word(got))?,
+            None => write!(f, "cannot be asked")?,
+        }
+        match &self.reason {
+            Some(why) => write!(f, " ({why})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Every vector of a `protected.json` through a matcher, in file order.
+#[cfg(feature = "protected")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProtectedReport {
+    /// One outcome per vector: `urls`, then `targets`, `cookieDomains` and `storageKeys`.
+    pub outcomes: Vec<VectorOutcome>,
+}
+
+#[cfg(feature = "protected")]
+impl ProtectedReport {
+    /// The vectors whose answer was not the matcher's (or that cannot be asked).
+    pub fn failures(&self) -> impl Iterator<Item = &VectorOutcome> {
+        self.outcomes.iter().filter(|o| !o.passed())
+    }
+
+    /// How many vectors passed.
+    pub fn passed(&self) -> usize {
+        self.outcomes.iter().filter(|o| o.passed()).count()
+    }
+
+    /// `N passed, M failed`.
+    pub fn summary(&self) -> String {
+        let passed = self.passed();
+        format!("{passed} passed, {} failed", self.outcomes.len() - passed)
+    }
+}
+
+/// Asks `matcher` every vector of `vectors`: the one runner of `protected.json` that the
+/// command line's `conformance protected`, `validate` and the tests share.
+///
+/// The matcher is the caller's, usually built from the catalog's `protectedOrigins` and the
+/// file's `origins` (`validate` leaves out an origin it reports as malformed). A target whose
+/// `opener` is not one of the three names the format allows is not asked at all: it fails
+/// with `got: None`, whatever it expects, as the file is not a valid `protected.json`.
+///
+/// ```
+/// use slicc_browsers::conformance::run_protected;
+/// use slicc_browsers::protected::{vectors, Matcher};
+/// let v = vectors();
+/// let m = Matcher::new(&slicc_browsers::shared_catalog().protected_origins, &v.origins).unwrap();
+/// let report = run_protected(&m, &v);
+/// assert_eq!(report.failures().count(), 0, "{}", report.summary());
+/// assert_eq!(report.outcomes.len(), v.urls.len() + v.targets.len() + v.cookie_domains.len() + v.storage_keys.len());
+/// ```
+#[cfg(feature = "protected")]
+pub fn run_protected(matcher: &Matcher, vectors: &Vectors) -> ProtectedReport {
+    let mut outcomes = Vec::new();
+    for (index, v) in vectors.urls.iter().enumerate() {
+        let got = matcher.url(&v.url);
+        outcomes.push(VectorOutcome {
+            index,
+            asked: Asked::Url(v.url.clone()),
+            expected: v.protected,
+            got: Some(got),
+            reason: matcher.explain(&v.url).map(|r| r.to_string()),
+        });
+    }
+    for (index, v) in vectors.targets.iter().enumerate() {
+        let asked = Asked::Target {
+            url: v.url.clone(),
+            previous: v.previous,
+            opener: v.opener.clone(),
+        };
+        let (got, reason) = match Opener::from_name(v.opener.as_deref()) {
+            None => (
+                None,
+                Some(format!(
+                    "opener {:?} is none of \"protected\", \"unprotected\" and \"unknown\" \
+                     (leave it out for no opener)",
+                    v.opener.as_deref().unwrap_or_default()
+                )),
+            ),
+            Some(opener) => {
+                let got = matcher.target(&v.url, v.previous, opener);
+                let inherits = matcher.inherits(&v.url);
+                let reason = match matcher.explain(&v.url) {
+                    Some(why) => Some(why.to_string()),
+                    None if inherits && v.previous => {
+                        Some("inherits the protected origin it had before".to_string())
+                    }
+                    None if inherits && opener.passes_on_protection() => Some(format!(
+                        "inherits the origin of its {} opener",
+                        opener.name().unwrap_or_default()
+                    )),
+                    None if inherits => Some(
+                        "inherits its origin, from neither a protected previous document \
+                         nor a protected or unknown opener"
+                            .to_string(),
+                    ),
+                    None => None,
+                };
+                (Some(got), reason)
+            }
+        };
+        outcomes.push(VectorOutcome {
+            index,
+            asked,
+            expected: v.protected,
+            got,
+            reason,
+        });
+    }
+    for (index, v) in vectors.cookie_domains.iter().enumerate() {
+        outcomes.push(VectorOutcome {
+            index,
+            asked: Asked::CookieDomain(v.domain.clone()),
+            expected: v.protected,
+            got: Some(matcher.cookie_domain(&v.domain)),
+            reason: None,
+        });
+    }
+    for (index, v) in vectors.storage_keys.iter().enumerate() {
+        outcomes.push(VectorOutcome {
+            index,
+            asked: Asked::StorageKey(v.key.clone()),
+            expected: v.protected,
+            got: Some(matcher.storage_key(&v.key)),
+            reason: None,
+        });
+    }
+    ProtectedReport { outcomes }
 }

@@ -95,9 +95,10 @@ pub mod corpus;
 #[cfg(feature = "discovery")]
 pub mod discovery;
 
-/// The conformance corpus through the discovery engine: a case's fake machine
-/// (`FakeHost::from_case`) and the corpus runner (features `corpus` and `discovery`).
-#[cfg(all(feature = "corpus", feature = "discovery"))]
+/// The conformance files through the crate's implementations: a corpus case's fake machine
+/// (`FakeHost::from_case`) and the corpus runner (features `corpus` and `discovery`), and the
+/// protected-vector runner (features `corpus` and `protected`).
+#[cfg(all(feature = "corpus", any(feature = "discovery", feature = "protected")))]
 pub mod conformance;
 
 #[cfg(feature = "launch")]

@@ -2,7 +2,10 @@
 //! `Matcher::new` errors, `explain`, and the fast path agreeing with the full parse.
 #![cfg(all(feature = "protected", feature = "corpus"))]
 
-use slicc_browsers::protected::{vectors, Divergence, Matcher, Opener, Rule, Vectors};
+use slicc_browsers::conformance::{run_protected, Asked, VectorKind};
+use slicc_browsers::protected::{
+    vectors, Divergence, Matcher, Opener, Rule, Vectors, OPENER_UNKNOWN,
+};
 use slicc_browsers::{shared_catalog, Error};
 
 fn matcher(v: &Vectors) -> Matcher {
@@ -14,18 +17,15 @@ fn matcher(v: &Vectors) -> Matcher {
 fn every_vector_passes() {
     let v = vectors();
     let m = matcher(&v);
-    let mut failures = Vec::new();
+    let report = run_protected(&m, &v);
+    let mut failures: Vec<String> = report.failures().map(|f| f.to_string()).collect();
+    assert_eq!(
+        report.outcomes.len(),
+        v.urls.len() + v.targets.len() + v.cookie_domains.len() + v.storage_keys.len()
+    );
+    // The three ways of asking about a URL agree on every URL vector.
     for u in &v.urls {
         let got = m.url(&u.url);
-        if got != u.protected {
-            failures.push(format!(
-                "url {:?}: expected {}, got {got} ({:?})",
-                u.url,
-                u.protected,
-                m.explain(&u.url)
-            ));
-        }
-        // The three ways of asking agree on every vector.
         if m.url_parsed(&u.url) != got || m.explain(&u.url).is_some() != got {
             failures.push(format!(
                 "url {:?}: url, url_parsed and explain disagree",
@@ -33,28 +33,92 @@ fn every_vector_passes() {
             ));
         }
     }
-    for t in &v.targets {
-        let opener = Opener::from_name(t.opener.as_deref()).expect("a known opener");
-        let got = m.target(&t.url, t.previous, opener);
-        if got != t.protected {
-            failures.push(format!("target {t:?}: got {got}"));
-        }
-    }
-    for c in &v.cookie_domains {
-        if m.cookie_domain(&c.domain) != c.protected {
-            failures.push(format!("cookie domain {c:?}: got {}", !c.protected));
-        }
-    }
-    for k in &v.storage_keys {
-        if m.storage_key(&k.key) != k.protected {
-            failures.push(format!("storage key {k:?}: got {}", !k.protected));
-        }
-    }
     assert!(
         failures.is_empty(),
         "{} failing vectors:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// An `opener` outside the format's three names (protected-format §3 and §7: the member takes
+/// only `protected`, `unprotected` and `unknown`, and is left out for no opener) makes a target
+/// vector that cannot be asked: it fails whatever it expects, is reported at its `opener`, and
+/// the other vectors still run. (`validate` used to read such an opener as `unknown`, so a
+/// vector expecting `true` of an inheriting URL passed; protected.mjs reads it as no
+/// protection; the tests panicked.)
+#[test]
+fn a_target_with_an_opener_outside_the_format_fails() {
+    let mut v = vectors();
+    let i = v
+        .targets
+        .iter()
+        .position(|t| t.url.is_empty() && t.opener.as_deref() == Some(OPENER_UNKNOWN))
+        .expect("an inheriting target with an unknown opener");
+    assert!(
+        v.targets[i].protected,
+        "an unknown opener passes protection on"
+    );
+    for bad in ["none", "Unknown", "", "null"] {
+        v.targets[i].opener = Some(bad.to_string());
+        let m = matcher(&v);
+        let report = run_protected(&m, &v);
+        let failures: Vec<_> = report.failures().collect();
+        assert_eq!(failures.len(), 1, "{bad:?}: {}", report.summary());
+        let f = failures[0];
+        assert_eq!((f.index, f.got, f.expected), (i, None, true), "{bad:?}");
+        assert_eq!(f.pointer(), format!("/targets/{i}/opener"));
+        assert!(f.to_string().contains("cannot be asked"), "{f}");
+        assert_eq!(report.passed(), report.outcomes.len() - 1);
+    }
+    // Expecting `false` does not make it pass either.
+    v.targets[i].protected = false;
+    let report = run_protected(&matcher(&v), &v);
+    assert_eq!(report.failures().count(), 1, "{}", report.summary());
+}
+
+/// Each outcome says what was asked and why the matcher answered as it did.
+#[test]
+fn outcomes_name_the_question_and_the_reason() {
+    let v = vectors();
+    let report = run_protected(&matcher(&v), &v);
+    let find = |kind: VectorKind, input: &str| {
+        report
+            .outcomes
+            .iter()
+            .find(|o| o.asked.kind() == kind && o.asked.input() == input)
+            .unwrap_or_else(|| panic!("no {kind:?} vector {input:?}"))
+    };
+    let seven = find(VectorKind::Url, "https://seven.sliccy.ai/");
+    assert_eq!((seven.expected, seven.got), (true, Some(true)));
+    assert!(
+        seven
+            .reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("sliccy.ai"),
+        "{seven:?}"
+    );
+    assert_eq!(seven.pointer(), format!("/urls/{}/protected", seven.index));
+    let inherited = report
+        .outcomes
+        .iter()
+        .find(|o| matches!(&o.asked, Asked::Target { url, previous: true, .. } if url.is_empty()))
+        .expect("an empty-URL target that was protected before");
+    assert_eq!(inherited.got, Some(true));
+    assert_eq!(
+        inherited.reason.as_deref(),
+        Some("inherits the protected origin it had before")
+    );
+    // A wrong expectation prints both answers.
+    let mut wrong = seven.clone();
+    wrong.expected = false;
+    assert!(!wrong.passed());
+    assert!(
+        wrong
+            .to_string()
+            .starts_with("url \"https://seven.sliccy.ai/\": expected allowed, got protected ("),
+        "{wrong}"
     );
 }
 

@@ -146,6 +146,15 @@ fn conformance_protected_reports_each_failure() {
     );
     assert!(out.trim_end().ends_with(" passed, 2 failed"), "{out}");
     assert_eq!(o.status.code(), Some(1));
+    // A target whose opener is none of the format's three names cannot be asked: it fails.
+    let mut v = slicc_browsers::protected::vectors();
+    v.targets[0].opener = Some("none".into());
+    std::fs::write(&file, serde_json::to_string(&v).unwrap()).unwrap();
+    let o = cli(&["conformance", "protected", file.to_str().unwrap()], "");
+    let out = stdout(&o);
+    assert!(out.contains("cannot be asked"), "{out}");
+    assert!(out.trim_end().ends_with(" passed, 1 failed"), "{out}");
+    assert_eq!(o.status.code(), Some(1));
     let o = cli(&["conformance", "nothing"], "");
     assert_eq!(o.status.code(), Some(2));
 }

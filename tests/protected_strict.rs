@@ -4,7 +4,8 @@
 //! Rust-only vectors in `tests/data/protected-strict.json` (the format of `protected.json`).
 #![cfg(all(feature = "protected", feature = "corpus"))]
 
-use slicc_browsers::protected::{vectors, Matcher, Opener, Vectors};
+use slicc_browsers::conformance::run_protected;
+use slicc_browsers::protected::{vectors, Matcher, Vectors};
 use slicc_browsers::shared_catalog;
 
 fn strict_vectors() -> Vectors {
@@ -16,37 +17,17 @@ fn matchers(v: &Vectors) -> (Matcher, Matcher) {
     (m.clone(), m.strict())
 }
 
-fn opener(name: Option<&str>) -> Opener {
-    Opener::from_name(name).expect("a known opener")
-}
-
-/// Every answer of a matcher over a vector file, as (what, input, expected, got).
-fn answers(m: &Matcher, v: &Vectors) -> Vec<(&'static str, String, bool, bool)> {
-    let mut out = Vec::new();
-    for u in &v.urls {
-        out.push(("url", u.url.clone(), u.protected, m.url(&u.url)));
-    }
-    for t in &v.targets {
-        let got = m.target(&t.url, t.previous, opener(t.opener.as_deref()));
-        out.push(("target", format!("{t:?}"), t.protected, got));
-    }
-    for c in &v.cookie_domains {
-        out.push((
-            "cookie domain",
-            c.domain.clone(),
-            c.protected,
-            m.cookie_domain(&c.domain),
-        ));
-    }
-    for k in &v.storage_keys {
-        out.push((
-            "storage key",
-            k.key.clone(),
-            k.protected,
-            m.storage_key(&k.key),
-        ));
-    }
-    out
+/// Every answer of a matcher over a vector file, as (what was asked, expected, got), through
+/// the crate's one runner of protected vectors.
+fn answers(m: &Matcher, v: &Vectors) -> Vec<(String, bool, bool)> {
+    run_protected(m, v)
+        .outcomes
+        .into_iter()
+        .map(|o| {
+            let got = o.got.unwrap_or_else(|| panic!("{o}"));
+            (o.asked.to_string(), o.expected, got)
+        })
+        .collect()
 }
 
 #[test]
@@ -56,19 +37,17 @@ fn the_strict_matcher_passes_its_vectors_and_the_spec_reading_does_not() {
     assert!(strict.is_strict() && !spec.is_strict());
     let mut failures = Vec::new();
     let mut stricter = 0;
-    for ((what, input, expected, got), (_, _, _, spec_got)) in
+    for ((asked, expected, got), (_, _, spec_got)) in
         answers(&strict, &v).into_iter().zip(answers(&spec, &v))
     {
         if got != expected {
-            failures.push(format!(
-                "strict {what} {input:?}: expected {expected}, got {got}"
-            ));
+            failures.push(format!("strict {asked}: expected {expected}, got {got}"));
         }
         // Each strict vector is one the spec's reading (url, target, ...) answers otherwise:
         // that is why it is not in protected.json.
         if spec_got == expected {
             failures.push(format!(
-                "the spec's reading already gives {what} {input:?} {expected}"
+                "the spec's reading already gives {asked} {expected}"
             ));
         }
         stricter += usize::from(got && !spec_got);
@@ -102,18 +81,16 @@ fn the_strict_matcher_protects_all_that_the_spec_reading_does() {
     let v = vectors();
     let (spec, strict) = matchers(&v);
     let mut failures = Vec::new();
-    for ((what, input, expected, got), (_, _, _, spec_got)) in
+    for ((asked, expected, got), (_, _, spec_got)) in
         answers(&strict, &v).into_iter().zip(answers(&spec, &v))
     {
         if spec_got && !got {
             failures.push(format!(
-                "{what} {input:?}: the spec's reading protects, strict does not"
+                "{asked}: the spec's reading protects, strict does not"
             ));
         }
         if got != expected {
-            failures.push(format!(
-                "strict {what} {input:?}: expected {expected}, got {got}"
-            ));
+            failures.push(format!("strict {asked}: expected {expected}, got {got}"));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -93,3 +93,28 @@ fn the_schema_is_closed() {
     let p = problems_after(|v| v["origins"][0] = json!(""));
     assert_reports(&p, "schema", "/origins/0");
 }
+
+/// An `opener` outside the format's three names is a schema error, and the vector cannot be
+/// run: `vectors-pass` reports it at the same member (it used to run as `unknown`, so a vector
+/// expecting `true` passed).
+#[test]
+fn an_opener_outside_the_format_fails_vectors_pass() {
+    let p = problems_after(|v| {
+        let targets = v["targets"].as_array_mut().unwrap();
+        let t = targets
+            .iter_mut()
+            .find(|t| t["url"] == "" && t["opener"] == "unknown" && t["protected"] == true)
+            .expect("an inheriting target with an unknown opener");
+        t["opener"] = json!("none");
+    });
+    let at = p
+        .iter()
+        .find(|p| p.rule == "vectors-pass")
+        .map(|p| p.path.clone())
+        .expect("vectors-pass reports the opener");
+    assert!(
+        at.starts_with("/targets/") && at.ends_with("/opener"),
+        "{at}"
+    );
+    assert_reports(&p, "schema", &at);
+}

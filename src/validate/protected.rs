@@ -5,12 +5,14 @@ use serde_json::Value;
 use super::{pointer, Problem};
 use crate::catalog::ProtectedOrigins;
 use crate::json::Node;
-use crate::protected::{Matcher, Opener, Vectors};
+use crate::protected::{Matcher, Vectors};
 
 /// Checks `value` (the contents of `file`, a `protected.json`) against the `catalog` beside it:
 ///
 /// - `origins`: every extra origin is a `scheme://host[:port]` origin;
-/// - `vectors-pass`: every vector gives its `protected` answer through the matcher;
+/// - `vectors-pass`: every vector gives its `protected` answer through the matcher
+///   ([`crate::conformance::run_protected`]; a target whose `opener` is none of the three
+///   names is reported at its `opener`, as it cannot be asked);
 /// - `reserved-ports`: no text uses a port from 9222 to 9229 (the spec: "no vector uses a port
 ///   from 9222 to 9229"), read by [`crate::ports::port_after_colon`].
 ///
@@ -54,40 +56,13 @@ pub fn protected_rules(file: &str, catalog: &Value, value: &Value) -> Vec<Proble
             return problems;
         }
     };
-    let mut wrong = |kind: &str, i: usize, input: &str, expected: bool| {
-        let got = if expected {
-            "not protected"
-        } else {
-            "protected"
-        };
+    for outcome in crate::conformance::run_protected(&matcher, &vectors).failures() {
         problems.push(Problem::new(
             file,
-            pointer([kind.to_string(), i.to_string(), "protected".to_string()]),
+            outcome.pointer(),
             "vectors-pass",
-            format!("{input:?} is {got} by the matcher, the vector says {expected}"),
+            outcome.to_string(),
         ));
-    };
-    for (i, v) in vectors.urls.iter().enumerate() {
-        if matcher.url(&v.url) != v.protected {
-            wrong("urls", i, &v.url, v.protected);
-        }
-    }
-    for (i, v) in vectors.targets.iter().enumerate() {
-        // An unknown opener is the schema's to report; here it counts as unknown.
-        let opener = Opener::from_name(v.opener.as_deref()).unwrap_or(Opener::Unknown);
-        if matcher.target(&v.url, v.previous, opener) != v.protected {
-            wrong("targets", i, &v.url, v.protected);
-        }
-    }
-    for (i, v) in vectors.cookie_domains.iter().enumerate() {
-        if matcher.cookie_domain(&v.domain) != v.protected {
-            wrong("cookieDomains", i, &v.domain, v.protected);
-        }
-    }
-    for (i, v) in vectors.storage_keys.iter().enumerate() {
-        if matcher.storage_key(&v.key) != v.protected {
-            wrong("storageKeys", i, &v.key, v.protected);
-        }
     }
     problems
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use slicc_browsers::catalog::Os;
 use slicc_browsers::conformance;
 use slicc_browsers::corpus::{corpus, Corpus};
-use slicc_browsers::protected::{Matcher, Opener, Vectors};
+use slicc_browsers::protected::{Matcher, Vectors};
 
 use crate::args::Args;
 
@@ -58,38 +58,6 @@ fn run_corpus(mut args: Args) -> Result<ExitCode, String> {
     })
 }
 
-/// Tallies passes and prints each failure.
-#[derive(Default)]
-struct Tally {
-    passed: usize,
-    failed: usize,
-}
-
-impl Tally {
-    fn check(&mut self, what: &str, input: &str, expected: bool, got: bool) {
-        if expected == got {
-            self.passed += 1;
-        } else {
-            self.failed += 1;
-            let word = |b: bool| if b { "protected" } else { "allowed" };
-            println!(
-                "FAIL {what} {input:?}: expected {}, got {}",
-                word(expected),
-                word(got)
-            );
-        }
-    }
-
-    fn finish(self) -> ExitCode {
-        println!("{} passed, {} failed", self.passed, self.failed);
-        if self.failed == 0 {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        }
-    }
-}
-
 /// `conformance protected [FILE]`: every vector of FILE (the shipped `protected.json` by
 /// default) through the matcher, with the file's `origins` as the extra origins.
 fn run_protected(mut args: Args) -> Result<ExitCode, String> {
@@ -111,43 +79,14 @@ fn run_protected(mut args: Args) -> Result<ExitCode, String> {
         &vectors.origins,
     )
     .map_err(|e| format!("{name}: {e}"))?;
-    let mut tally = Tally::default();
-    for v in &vectors.urls {
-        tally.check("url", &v.url, v.protected, matcher.url(&v.url));
+    let report = conformance::run_protected(&matcher, &vectors);
+    for failure in report.failures() {
+        println!("FAIL {failure}");
     }
-    for v in &vectors.targets {
-        let Some(opener) = Opener::from_name(v.opener.as_deref()) else {
-            tally.failed += 1;
-            println!("FAIL target {:?}: unknown opener {:?}", v.url, v.opener);
-            continue;
-        };
-        let what = format!(
-            "target (previous {}, opener {})",
-            v.previous,
-            opener.name().unwrap_or("none")
-        );
-        tally.check(
-            &what,
-            &v.url,
-            v.protected,
-            matcher.target(&v.url, v.previous, opener),
-        );
-    }
-    for v in &vectors.cookie_domains {
-        tally.check(
-            "cookie domain",
-            &v.domain,
-            v.protected,
-            matcher.cookie_domain(&v.domain),
-        );
-    }
-    for v in &vectors.storage_keys {
-        tally.check(
-            "storage key",
-            &v.key,
-            v.protected,
-            matcher.storage_key(&v.key),
-        );
-    }
-    Ok(tally.finish())
+    println!("{}", report.summary());
+    Ok(if report.failures().next().is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
