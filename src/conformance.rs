@@ -183,6 +183,9 @@ pub fn run(catalog: &Catalog, corpus: &Corpus, oses: &[Os]) -> Report {
 ///     "/b: expected \"x\", missing",
 ///     "/c: unexpected true",
 /// ]);
+/// // Keys are escaped as JSON pointers say (`~` as `~0`, `/` as `~1`).
+/// let d = differences(&json!({"a/b": {"~": 1}}), &json!({"a/b": {"~": 2, "~/": 3}}));
+/// assert_eq!(d, vec!["/a~1b/~0: expected 1, got 2", "/a~1b/~0~1: unexpected 3"]);
 /// ```
 pub fn differences(expected: &Value, actual: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -200,43 +203,39 @@ pub fn differences(expected: &Value, actual: &Value) -> Vec<String> {
             out.push(format!("entries: expected ids {want:?}, got {got:?}"));
         }
     }
-    diff_into(expected, actual, &mut String::new(), &mut out);
+    diff_into(expected, actual, "", &mut out);
     out
 }
 
-fn diff_into(expected: &Value, actual: &Value, path: &mut String, out: &mut Vec<String>) {
-    let len = path.len();
+/// Adds the differences under `path` (a JSON pointer, escaped by [`crate::json::child`]).
+/// It walks two trees at once, which [`crate::json::walk`] (one tree) does not.
+fn diff_into(expected: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
+    use crate::json::child;
     match (expected, actual) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, va) in a {
-                path.push('/');
-                path.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                let here = child(path, k);
                 match b.get(k) {
-                    Some(vb) => diff_into(va, vb, path, out),
-                    None => out.push(format!("{path}: expected {va}, missing")),
+                    Some(vb) => diff_into(va, vb, &here, out),
+                    None => out.push(format!("{here}: expected {va}, missing")),
                 }
-                path.truncate(len);
             }
             for (k, vb) in b {
                 if !a.contains_key(k) {
-                    out.push(format!(
-                        "{path}/{}: unexpected {vb}",
-                        k.replace('~', "~0").replace('/', "~1")
-                    ));
+                    out.push(format!("{}: unexpected {vb}", child(path, k)));
                 }
             }
         }
         (Value::Array(a), Value::Array(b)) => {
             for (i, va) in a.iter().enumerate() {
-                path.push_str(&format!("/{i}"));
+                let here = child(path, &i.to_string());
                 match b.get(i) {
-                    Some(vb) => diff_into(va, vb, path, out),
-                    None => out.push(format!("{path}: expected {va}, missing")),
+                    Some(vb) => diff_into(va, vb, &here, out),
+                    None => out.push(format!("{here}: expected {va}, missing")),
                 }
-                path.truncate(len);
             }
             for (i, vb) in b.iter().enumerate().skip(a.len()) {
-                out.push(format!("{path}/{i}: unexpected {vb}"));
+                out.push(format!("{}: unexpected {vb}", child(path, &i.to_string())));
             }
         }
         (a, b) if a == b => {}

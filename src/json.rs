@@ -1,6 +1,6 @@
-//! Reading the crate's versioned JSON documents, and the JSON pointers and tree walk every
-//! problem path of `validate` is written with.
-// The pointer and walk helpers serve `validate` (feature `cli`) today.
+//! Reading the crate's versioned JSON documents, and the JSON pointers and tree walks every
+//! problem path of `validate`, the corpus diff and the guard runner's searches are written with.
+// Each helper serves some features only (`validate`, the corpus diff, the guard runner).
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
 
 use serde::de::DeserializeOwned;
@@ -141,6 +141,18 @@ pub(crate) fn walk<'a>(value: &'a Value, f: &mut dyn FnMut(&str, Node<'a>)) {
     go(value, &mut String::new(), f)
 }
 
+/// Whether `f` holds for `value` or anything under it, depth-first in document order,
+/// stopping at the first value it holds for: the search form of [`walk`], for the questions
+/// "does any object at any depth ..." that need no pointer.
+pub(crate) fn any(value: &Value, f: &mut dyn FnMut(&Value) -> bool) -> bool {
+    f(value)
+        || match value {
+            Value::Object(members) => members.values().any(|v| any(v, f)),
+            Value::Array(items) => items.iter().any(|v| any(v, f)),
+            _ => false,
+        }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +168,20 @@ mod tests {
             v.pointer(&format!("{}/1", pointer(["a/b", "m~n"]))),
             Some(&serde_json::json!(2))
         );
+    }
+
+    #[test]
+    fn any_searches_every_depth_and_stops_at_the_first() {
+        let v = serde_json::json!({"a": [1, {"b": {"c": 2}}], "d": 3});
+        let mut seen = Vec::new();
+        assert!(any(&v, &mut |x| {
+            seen.push(x.clone());
+            x == &serde_json::json!(2)
+        }));
+        // The root, "a", 1, {"b":..}, {"c":2}, 2: "d" is never reached.
+        assert_eq!(seen.len(), 6);
+        assert!(!any(&v, &mut |x| x == &serde_json::json!(4)));
+        assert!(any(&v, &mut |x| x.get("c").is_some()));
     }
 
     #[test]

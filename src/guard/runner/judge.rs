@@ -1606,19 +1606,16 @@ fn at_path<'v>(value: &'v Value, path: Option<&str>) -> Option<&'v Value> {
 /// Whether a value holds, at any depth, an object named `name` with a `domain` matching `on`'s
 /// host (any domain without `on`).
 fn has_cookie(value: &Value, name: &str, on: Option<&str>) -> bool {
-    match value {
-        Value::Object(m) => {
-            let is_it = m.get("name").and_then(Value::as_str) == Some(name)
+    crate::json::any(value, &mut |v| {
+        v.as_object().is_some_and(|m| {
+            m.get("name").and_then(Value::as_str) == Some(name)
                 && m.get("domain").and_then(Value::as_str).is_some_and(|d| {
                     on.is_none_or(|o| {
                         super::expand::host_of(o).is_some_and(|host| domain_matches(d, host))
                     })
-                });
-            is_it || m.values().any(|v| has_cookie(v, name, on))
-        }
-        Value::Array(a) => a.iter().any(|v| has_cookie(v, name, on)),
-        _ => false,
-    }
+                })
+        })
+    })
 }
 
 fn domain_matches(domain: &str, host: &str) -> bool {
@@ -1632,13 +1629,13 @@ fn domain_matches(domain: &str, host: &str) -> bool {
 
 /// Whether a value holds, at any depth, a `url` or `documentURL` string starting with `prefix`.
 fn has_url_with_prefix(value: &Value, prefix: &str) -> bool {
-    match value {
-        Value::Object(m) => m.iter().any(|(k, v)| {
-            (matches!(k.as_str(), "url" | "documentURL")
-                && v.as_str().is_some_and(|s| s.starts_with(prefix)))
-                || has_url_with_prefix(v, prefix)
-        }),
-        Value::Array(a) => a.iter().any(|v| has_url_with_prefix(v, prefix)),
-        _ => false,
-    }
+    crate::json::any(value, &mut |v| {
+        v.as_object().is_some_and(|m| {
+            ["url", "documentURL"].iter().any(|k| {
+                m.get(*k)
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| s.starts_with(prefix))
+            })
+        })
+    })
 }

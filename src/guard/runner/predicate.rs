@@ -56,7 +56,7 @@ pub fn validate(predicate: &Value) -> Result<(), String> {
 }
 
 fn validate_at(predicate: &Value, at: &str) -> Result<(), String> {
-    let here = |rest: &str| format!("{at}/{}", rest.replace('~', "~0").replace('/', "~1"));
+    let here = |rest: &str| crate::json::child(at, rest);
     match predicate {
         Value::Array(_) => Err(format!(
             "predicate at {}: arrays are not predicates (use $some or $every)",

@@ -303,46 +303,41 @@ pub fn uses_default_context(vector: &Vector) -> bool {
 }
 
 fn reads_canary(v: &Value) -> bool {
-    match v {
-        Value::Object(map) => {
+    crate::json::any(v, &mut |node| {
+        node.as_object().is_some_and(|map| {
             map.contains_key("state")
                 || map
                     .get("served")
                     .and_then(Value::as_str)
                     .is_some_and(|s| s.contains("/plant"))
-                || map.values().any(reads_canary)
-        }
-        Value::Array(items) => items.iter().any(reads_canary),
-        _ => false,
-    }
+        })
+    })
 }
 
 /// The `as` names a vector's checks read (`result`, `cookie.from`, `compare`, `filtered.from`,
 /// `reached`, `refused`): the background loads among them are awaited before a leg ends.
 pub fn names_read(vector: &Vector) -> Vec<String> {
     fn walk(v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(map) => {
-                let is_cookie = map.contains_key("cookie") && map.contains_key("from");
-                for (k, item) in map {
-                    match (k.as_str(), item) {
-                        ("result", Value::String(s)) => {
-                            out.insert(s.clone());
-                        }
-                        ("from", Value::String(s)) if is_cookie => {
-                            out.insert(s.clone());
-                        }
-                        ("compare" | "from" | "reached" | "refused", Value::Array(items)) => {
-                            out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
-                        }
-                        _ => {}
+        crate::json::walk(v, &mut |_, node| {
+            let crate::json::Node::Value(Value::Object(map)) = node else {
+                return;
+            };
+            let is_cookie = map.contains_key("cookie") && map.contains_key("from");
+            for (k, item) in map {
+                match (k.as_str(), item) {
+                    ("result", Value::String(s)) => {
+                        out.insert(s.clone());
                     }
-                    walk(item, out);
+                    ("from", Value::String(s)) if is_cookie => {
+                        out.insert(s.clone());
+                    }
+                    ("compare" | "from" | "reached" | "refused", Value::Array(items)) => {
+                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
+                    }
+                    _ => {}
                 }
             }
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
-        }
+        });
     }
     let mut out = BTreeSet::new();
     if let Some(live) = &vector.live_check {
