@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the crate's module structure: no two top-level modules reference each other, and no
-module references one in a higher layer.
+module references one in a higher layer; inside the modules of SUBMODULE_LAYERS, the same for
+their files.
 
 Reads src/**/*.rs (the library; src/bin is the top layer and may use anything), and records each
 reference from one top-level module to another: `use crate::X...`, `crate::{X, Y::z}` groups and
@@ -10,6 +11,11 @@ references). Exits 1 naming each offending pair with a file:line of each directi
 Layers, lowest first (after the project's design notes): a module may reference its own layer or a
 lower one, never a higher one, and never one that references it back. src/bin, the command line,
 is the top layer and is not read. Exceptions live in ALLOW, each with why.
+
+Inside a module of SUBMODULE_LAYERS (src/<module>/*.rs), each file is a layer's member the same
+way: a reference is `super::x`, `super::{x, y}` or `crate::<module>::x` to a sibling file `x`.
+mod.rs (the module's root: declarations, re-exports, and items every file shares) and tests.rs
+(unit tests that need the whole module) are in no layer and not read.
 """
 
 import os
@@ -35,6 +41,19 @@ ALLOW = {
     # crate-level `http` module in layer 0); until then this upward reference is tolerated. It is
     # not a cycle: discovery never references guard.
     ("guard", "discovery"): "guard's CDP client and proxy reuse discovery's HTTP client",
+}
+
+# The layers of the files inside a module, lowest first, as for LAYERS. A file of the module missing
+# here is an error.
+SUBMODULE_LAYERS = {
+    "protected": [
+        ["reason", "syntax"],  # what a finding says; URL text split the WHATWG and Chromium ways
+        ["host", "pattern"],  # hosts, IPs and extra origins; host patterns with unknown parts
+        ["rules"],  # the compiled protectedOrigins and the questions asked of them
+        ["fast", "divergence"],  # the byte-level fast paths; every fail-closed divergence judgment
+        ["matcher"],  # Matcher, the public face: rules 1 to 4 and targets, cookies, storage keys
+        ["vectors"],  # protected.json's vectors (feature corpus)
+    ],
 }
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -177,6 +196,76 @@ def references():
     return refs
 
 
+SUPER = re.compile(r"\b((?:super::)+)([a-z_][a-z0-9_]*)")
+SUPER_GROUP = re.compile(r"\bsuper::\{")
+
+
+def code_of(path):
+    """The lines of a file without comments."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    code = []
+    in_block = False
+    for line in lines:
+        c, in_block = strip_comments(line, in_block)
+        code.append(c)
+    return code
+
+
+def submodule_references(module):
+    """{(from, to): line} for each first reference between two files of `module`, and the set
+    of its files (without mod.rs and tests.rs)."""
+    base = os.path.join(SRC, module)
+    files = {}
+    for name in sorted(os.listdir(base)):
+        full = os.path.join(base, name)
+        if name.endswith(".rs") and name not in ("mod.rs", "tests.rs"):
+            files[name[:-3]] = full
+        elif os.path.isdir(full):
+            files[name] = os.path.join(full, "mod.rs")
+    own = re.compile(r"\bcrate::" + module + r"::([a-z_][a-z0-9_]*)")
+    own_group = re.compile(r"\bcrate::" + module + r"::\{")
+    refs = {}
+    for here, path in files.items():
+        if not os.path.exists(path):
+            continue
+        text = "\n".join(code_of(path))
+        found = [(m.start(), m.group(2)) for m in SUPER.finditer(text)]
+        found += [(m.start(), m.group(1)) for m in own.finditer(text)]
+        for m in list(SUPER_GROUP.finditer(text)) + list(own_group.finditer(text)):
+            found += [(m.start(), n) for n in group_names(text, m.end() - 1)]
+        for pos, target in found:
+            if target != here and target in files:
+                at = (os.path.relpath(path, ROOT), text.count("\n", 0, pos) + 1)
+                if (here, target) not in refs or at < refs[(here, target)]:
+                    refs[(here, target)] = at
+    return refs, set(files)
+
+
+def check_submodules():
+    """Problems in the layering of the files of each module of SUBMODULE_LAYERS."""
+    problems = []
+    count = 0
+    for module, layers in SUBMODULE_LAYERS.items():
+        layer = {m: i for i, group in enumerate(layers) for m in group}
+        refs, files = submodule_references(module)
+        count += len(refs)
+        for f in sorted(files - set(layer)):
+            problems.append(f"{module}: file `{f}` has no layer in SUBMODULE_LAYERS (scripts/module-cycles.py)")
+        for (a, b), (f, n) in sorted(refs.items()):
+            if (b, a) in refs and a < b:
+                g, m = refs[(b, a)]
+                problems.append(
+                    f"{module}: cycle: {a} <-> {b}: {a} -> {b} at {f}:{n}, {b} -> {a} at {g}:{m}"
+                )
+            if a in layer and b in layer and layer[a] < layer[b]:
+                problems.append(
+                    f"{module}: layer: {a} (layer {layer[a]}) references higher {b} "
+                    f"(layer {layer[b]}) at {f}:{n}"
+                )
+    return problems, count
+
+
 def main():
     refs = references()
     problems = []
@@ -197,6 +286,8 @@ def main():
                 tolerated.append(f"{msg}  [allowed: {ALLOW.get((a, b)) or ALLOW.get((b, a))}]")
             else:
                 problems.append(msg)
+    sub_problems, sub_edges = check_submodules()
+    problems += sub_problems
     for t in tolerated:
         print(f"module-cycles: tolerated {t}")
     for p in problems:
@@ -207,7 +298,8 @@ def main():
         return 1
     print(
         f"module-cycles: ok: {edges} references between top-level modules, no cycle, "
-        f"no upward reference ({len(tolerated)} tolerated by ALLOW)"
+        f"no upward reference ({len(tolerated)} tolerated by ALLOW); {sub_edges} references "
+        f"between the files of {', '.join(SUBMODULE_LAYERS)}, no cycle, no upward reference"
     )
     return 0
 

@@ -1,4 +1,4 @@
-//! The fast path of [`Matcher::url`]: a plain `http(s)://host[:port]` URL is judged from its
+//! The fast path of `Matcher::url`: a plain `http(s)://host[:port]` URL is judged from its
 //! bytes, without a parse or an allocation.
 //!
 //! It answers only when the `url` crate would parse the URL and give exactly this host,
@@ -11,7 +11,7 @@
 //! to parse, so they are not looked at. The tests and the fuzz target hold
 //! `url(u) == url_parsed(u)` for every input.
 //!
-//! When that path declines, [`Matcher::lenient`] tries the forms hostile input takes before
+//! When that path declines, [`lenient`] tries the forms hostile input takes before
 //! the full parse: it does the URL Standard's pre-processing itself (controls and spaces at
 //! either end, tabs and newlines anywhere), reads the scheme in any case, skips any run of `/`
 //! and `\` after it, decodes `%XX` escapes of host characters, maps the few non-ASCII
@@ -21,170 +21,169 @@
 //! crate would give; an `xn--` label is not decoded because the answer does not depend on
 //! it: a valid label is kept as written, and an invalid one makes the `url` crate reject the
 //! host, after which the fail-closed reading of the rejected host (the same characters
-//! mapped one by one, see `fallback`) gives the same answer for an all-ASCII host. Anything
+//! mapped one by one, see `divergence`) gives the same answer for an all-ASCII host. Anything
 //! else (user info, other escapes or characters, a host that may be an IP address, a bad
 //! port, a host longer than [`HOST_MAX`]) goes to the full parse.
 
-use super::matcher::{trim_dot_bytes, Matcher};
+use super::rules::Rules;
+use super::syntax::trim_dot_bytes;
 
 /// The longest host (after mapping) the lenient path builds on the stack.
 pub(super) const HOST_MAX: usize = 256;
 
-impl Matcher {
-    /// The answer for a plain `http(s)` URL, or `None` to take the full parse.
-    #[inline]
-    pub(super) fn fast(&self, input: &str) -> Option<bool> {
-        let bytes = input.as_bytes();
-        let (https, rest) = if starts_with_ignore_case(bytes, b"https://") {
-            (true, &bytes[8..])
-        } else if starts_with_ignore_case(bytes, b"http://") {
-            (false, &bytes[7..])
-        } else {
-            return None;
-        };
-        if !(if https {
-            self.fast_https
-        } else {
-            self.fast_http
-        }) || input.len() > u32::MAX as usize
-        {
-            return None;
-        }
-        let mut end = 0;
-        let mut colon = None;
-        while end < rest.len() {
-            match rest[end] {
-                b'/' | b'?' | b'#' | b'\\' => break,
-                b':' => {
-                    if colon.is_none() {
-                        colon = Some(end);
-                    }
-                }
-                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' => {}
-                _ => return None,
-            }
-            end += 1;
-        }
-        let (host, port) = match colon {
-            Some(c) => (&rest[..c], port(&rest[c + 1..end])?),
-            None => (&rest[..end], None),
-        };
-        let host = trim_dot_bytes(host);
-        let last_label = match host.iter().rposition(|&b| b == b'.') {
-            Some(dot) => &host[dot + 1..],
-            None => host,
-        };
-        // An empty host or a second trailing dot, a last label that may be a number, or an
-        // `xn--` label: the full parse decides.
-        if last_label.is_empty() || last_label[0].is_ascii_digit() || has_xn(host) {
-            return None;
-        }
-        Some(self.answer(https, host, port))
+/// The answer for a plain `http(s)` URL, or `None` to take the full parse.
+#[inline]
+pub(super) fn fast(rules: &Rules, input: &str) -> Option<bool> {
+    let bytes = input.as_bytes();
+    let (https, rest) = if starts_with_ignore_case(bytes, b"https://") {
+        (true, &bytes[8..])
+    } else if starts_with_ignore_case(bytes, b"http://") {
+        (false, &bytes[7..])
+    } else {
+        return None;
+    };
+    if !(if https {
+        rules.fast_https
+    } else {
+        rules.fast_http
+    }) || input.len() > u32::MAX as usize
+    {
+        return None;
     }
-
-    /// The answer for an `http(s)` URL in the forms hostile input takes (see the module docs),
-    /// or `None` to take the full parse.
-    pub(super) fn lenient(&self, input: &str) -> Option<bool> {
-        if input.len() > u32::MAX as usize {
-            return None;
-        }
-        let mut it = Cleaned::new(input.as_bytes());
-        let mut scheme = [0u8; 5];
-        let mut n = 0;
-        loop {
-            let b = it.next()?;
-            if b == b':' {
-                break;
+    let mut end = 0;
+    let mut colon = None;
+    while end < rest.len() {
+        match rest[end] {
+            b'/' | b'?' | b'#' | b'\\' => break,
+            b':' => {
+                if colon.is_none() {
+                    colon = Some(end);
+                }
             }
-            if n == scheme.len() {
-                return None;
-            }
-            scheme[n] = b.to_ascii_lowercase();
-            n += 1;
-        }
-        let https = match &scheme[..n] {
-            b"https" => true,
-            b"http" => false,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'.' => {}
             _ => return None,
-        };
-        if !(if https {
-            self.fast_https
-        } else {
-            self.fast_http
-        }) {
-            return None;
         }
-        let mut next = it.next();
-        while matches!(next, Some(b'/' | b'\\')) {
-            next = it.next();
-        }
-        let mut host = [0u8; HOST_MAX];
-        let mut len = 0;
-        let mut push = |b: u8| -> Option<()> {
-            *host.get_mut(len)? = b;
-            len += 1;
-            Some(())
-        };
-        // `Some` after the `:`, with the value of its digits and whether there were any.
-        let mut port: Option<(u32, bool)> = None;
-        while let Some(b) = next {
-            match b {
-                b'/' | b'\\' | b'?' | b'#' => break,
-                _ if port.is_some() => {
-                    let digit = u32::from(b.wrapping_sub(b'0'));
-                    let value = port.map_or(0, |(v, _)| v) * 10 + digit;
-                    if digit > 9 || value > u32::from(u16::MAX) {
-                        return None;
-                    }
-                    port = Some((value, true));
-                }
-                b':' => port = Some((0, false)),
-                b'%' => {
-                    let high = hex(it.next()?)?;
-                    let low = hex(it.next()?)?;
-                    push(host_byte(high << 4 | low)?)?;
-                }
-                0x80.. => {
-                    // A whole UTF-8 sequence: tabs and newlines are ASCII, so none is inside.
-                    let width = match b {
-                        0xC0..=0xDF => 2,
-                        0xE0..=0xEF => 3,
-                        _ => 4,
-                    };
-                    let mut code = u32::from(b) & (0x7F >> width);
-                    for _ in 1..width {
-                        code = code << 6 | u32::from(it.next()? & 0x3F);
-                    }
-                    if let Some(b) = mapped(code)? {
-                        push(b)?;
-                    }
-                }
-                _ => push(host_byte(b)?)?,
-            }
-            next = it.next();
-        }
-        let host = trim_dot_bytes(&host[..len]);
-        let last_label = match host.iter().rposition(|&b| b == b'.') {
-            Some(dot) => &host[dot + 1..],
-            None => host,
-        };
-        // An empty host or a second trailing dot, or a last label that may be a number: the
-        // full parse decides.
-        if last_label.is_empty() || last_label[0].is_ascii_digit() {
-            return None;
-        }
-        // An empty port (`host:`) is the default port.
-        let port = port.filter(|&(_, digits)| digits).map(|(p, _)| p as u16);
-        Some(self.answer(https, host, port))
+        end += 1;
     }
+    let (host, port) = match colon {
+        Some(c) => (&rest[..c], port(&rest[c + 1..end])?),
+        None => (&rest[..end], None),
+    };
+    let host = trim_dot_bytes(host);
+    let last_label = match host.iter().rposition(|&b| b == b'.') {
+        Some(dot) => &host[dot + 1..],
+        None => host,
+    };
+    // An empty host or a second trailing dot, a last label that may be a number, or an
+    // `xn--` label: the full parse decides.
+    if last_label.is_empty() || last_label[0].is_ascii_digit() || has_xn(host) {
+        return None;
+    }
+    Some(answer(rules, https, host, port))
+}
 
-    /// Rules 3 and 4 for an `http(s)` host (lower case, one trailing dot dropped).
-    fn answer(&self, https: bool, host: &[u8], port: Option<u16>) -> bool {
-        let (scheme, default) = if https { ("https", 443) } else { ("http", 80) };
-        let port = port.filter(|&p| p != default);
-        let by_host = self.in_schemes(scheme) && self.host_match(host).is_some();
-        by_host || self.extra_match(scheme, host, port).is_some()
+/// The answer for an `http(s)` URL in the forms hostile input takes (see the module docs),
+/// or `None` to take the full parse.
+pub(super) fn lenient(rules: &Rules, input: &str) -> Option<bool> {
+    if input.len() > u32::MAX as usize {
+        return None;
     }
+    let mut it = Cleaned::new(input.as_bytes());
+    let mut scheme = [0u8; 5];
+    let mut n = 0;
+    loop {
+        let b = it.next()?;
+        if b == b':' {
+            break;
+        }
+        if n == scheme.len() {
+            return None;
+        }
+        scheme[n] = b.to_ascii_lowercase();
+        n += 1;
+    }
+    let https = match &scheme[..n] {
+        b"https" => true,
+        b"http" => false,
+        _ => return None,
+    };
+    if !(if https {
+        rules.fast_https
+    } else {
+        rules.fast_http
+    }) {
+        return None;
+    }
+    let mut next = it.next();
+    while matches!(next, Some(b'/' | b'\\')) {
+        next = it.next();
+    }
+    let mut host = [0u8; HOST_MAX];
+    let mut len = 0;
+    let mut push = |b: u8| -> Option<()> {
+        *host.get_mut(len)? = b;
+        len += 1;
+        Some(())
+    };
+    // `Some` after the `:`, with the value of its digits and whether there were any.
+    let mut port: Option<(u32, bool)> = None;
+    while let Some(b) = next {
+        match b {
+            b'/' | b'\\' | b'?' | b'#' => break,
+            _ if port.is_some() => {
+                let digit = u32::from(b.wrapping_sub(b'0'));
+                let value = port.map_or(0, |(v, _)| v) * 10 + digit;
+                if digit > 9 || value > u32::from(u16::MAX) {
+                    return None;
+                }
+                port = Some((value, true));
+            }
+            b':' => port = Some((0, false)),
+            b'%' => {
+                let high = hex(it.next()?)?;
+                let low = hex(it.next()?)?;
+                push(host_byte(high << 4 | low)?)?;
+            }
+            0x80.. => {
+                // A whole UTF-8 sequence: tabs and newlines are ASCII, so none is inside.
+                let width = match b {
+                    0xC0..=0xDF => 2,
+                    0xE0..=0xEF => 3,
+                    _ => 4,
+                };
+                let mut code = u32::from(b) & (0x7F >> width);
+                for _ in 1..width {
+                    code = code << 6 | u32::from(it.next()? & 0x3F);
+                }
+                if let Some(b) = mapped(code)? {
+                    push(b)?;
+                }
+            }
+            _ => push(host_byte(b)?)?,
+        }
+        next = it.next();
+    }
+    let host = trim_dot_bytes(&host[..len]);
+    let last_label = match host.iter().rposition(|&b| b == b'.') {
+        Some(dot) => &host[dot + 1..],
+        None => host,
+    };
+    // An empty host or a second trailing dot, or a last label that may be a number: the
+    // full parse decides.
+    if last_label.is_empty() || last_label[0].is_ascii_digit() {
+        return None;
+    }
+    // An empty port (`host:`) is the default port.
+    let port = port.filter(|&(_, digits)| digits).map(|(p, _)| p as u16);
+    Some(answer(rules, https, host, port))
+}
+
+/// Rules 3 and 4 for an `http(s)` host (lower case, one trailing dot dropped).
+fn answer(rules: &Rules, https: bool, host: &[u8], port: Option<u16>) -> bool {
+    let (scheme, default) = if https { ("https", 443) } else { ("http", 80) };
+    let port = port.filter(|&p| p != default);
+    let by_host = rules.in_schemes(scheme) && rules.host_match(host).is_some();
+    by_host || rules.extra_match(scheme, host, port).is_some()
 }
 
 /// The bytes of a URL as the URL Standard reads them: without the C0 controls and spaces at
@@ -316,55 +315,6 @@ mod tests {
             assert_eq!(parsed.as_deref(), Some(expected.as_str()), "U+{code:04X}");
         }
         assert_eq!(known, 1 + 3 + 1 + 10 + 26 + 26);
-    }
-
-    /// The lenient path answers the hostile forms itself, as the full parse does, and leaves
-    /// the rest to it.
-    #[test]
-    fn lenient_reads_hostile_forms() {
-        let cat = crate::shared_catalog();
-        let m = Matcher::new(&cat.protected_origins, &["http://localhost:5710"]).unwrap();
-        let answered = [
-            ("https:\\\\seven.sliccy.ai\\x", true),
-            (" \thttps://www.example.com/", false),
-            ("ht\ttps://seven%2Esliccy.ai/", true),
-            ("HtTpS:/\\seven%2esliccy%2EAI", true),
-            ("https://seven\u{FF0E}sliccy\u{3002}ai/", true),
-            ("https://se\u{AD}ven.sliccy\u{FF61}ai./", true),
-            ("https://\u{FF33}EVEN.sliccy.ai/", true),
-            ("https://xn--a.sliccy.ai/", true),
-            ("https://xn--bcher-kva.example/", false),
-            ("https://XN--A.example/", false),
-            ("https:example.com", false),
-            ("https:///seven.sliccy.ai", true),
-            ("http:\\\\localhost:5710", true),
-            ("http://local\nhost:57\t10/x", true),
-            ("http:/localhost.:5711", false),
-            ("https:seven.sliccy.ai:/", true),
-            ("\u{1}https://seven.sliccy.ai:00443/\u{0}", true),
-        ];
-        for (url, expected) in answered {
-            assert_eq!(m.fast(url), None, "{url:?} is for the lenient path");
-            assert_eq!(m.lenient(url), Some(expected), "{url:?}");
-            assert_eq!(m.url_parsed(url), expected, "{url:?}");
-        }
-        for url in [
-            "http://127.0.0.1:5710/",
-            "http://127\u{3002}0.0.1:5710/",
-            "https://user@seven.sliccy.ai/",
-            "https://seven.sliccy.ai:99999/",
-            "https://seven.sliccy.ai:4a/",
-            "https://%C2%AD.example/",
-            "https://seven.sliccy%zz.ai/",
-            "https://se ven.sliccy.ai/",
-            "https://seven.sliccy.ai../",
-            "https://bücher.example/",
-            "https://stra\u{DF}e.example/",
-            "wss://seven.sliccy.ai/",
-            "https://",
-        ] {
-            assert_eq!(m.lenient(url), None, "{url:?}");
-        }
     }
 
     #[test]

@@ -1,29 +1,19 @@
-//! [`Matcher`]: the protected-origin rules over URLs, targets, cookie domains and storage keys.
+//! [`Matcher`]: the public face of the protected-origin rules, over URLs, targets, cookie
+//! domains and storage keys.
+//!
+//! The top of the matcher's layers: it reads targets, cookie domains and storage keys, and
+//! judges URLs by rules 1 to 4 ([`judge`], the parsed path), after the fast paths of `fast`,
+//! with the fail-closed readings of `divergence` where the parse fails or may differ.
 
-use std::borrow::Cow;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use url::Url;
 
-use url::{Host, Url};
-
-use super::fallback;
+use super::divergence;
+use super::fast;
+use super::host::plain_name;
 use super::reason::{Divergence, Explain, Quiet, Reason, Record, Rule};
-use super::{Opener, MAX_INNER};
-
-/// Whether an inner URL at `depth` is nested past [`MAX_INNER`], so no more inner schemes are
-/// unwrapped. Shared by the parsed path and the fallback.
-pub(super) fn too_deep(depth: usize) -> bool {
-    depth >= MAX_INNER
-}
-
-/// The strict reading of nesting past [`MAX_INNER`]: protected, with the reason recorded.
-pub(super) fn nested_too_deep<R: Record>(rec: &mut R) -> bool {
-    rec.found(|| Rule::FailClosed {
-        divergence: Divergence::Nesting,
-        host: None,
-        could_be: None,
-    });
-    true
-}
+use super::rules::{too_deep, Inheriting, Rules};
+use super::syntax::{clean, fold_path, trim_dot};
+use super::Opener;
 use crate::catalog::ProtectedOrigins;
 use crate::Error;
 
@@ -43,44 +33,8 @@ use crate::Error;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    pub(super) domains: Vec<String>,
-    pub(super) hosts: Vec<String>,
-    pub(super) schemes: Vec<String>,
-    pub(super) inner_schemes: Vec<String>,
-    pub(super) any_schemes: Vec<String>,
-    pub(super) inheriting: Vec<Inheriting>,
-    pub(super) refusal: String,
-    pub(super) extras: Vec<Extra>,
-    /// Whether `http:` / `https:` URLs may take the fast path (neither is an inner or any scheme).
-    pub(super) fast_http: bool,
-    pub(super) fast_https: bool,
-    /// The stricter readings of [`Matcher::strict`].
-    pub(super) strict: bool,
-}
-
-/// An inheriting URL of the catalog, as scheme and path (`about`, `blank`).
-#[derive(Debug, Clone)]
-pub(super) struct Inheriting {
-    scheme: String,
-    path: String,
-}
-
-/// An extra origin, normalised.
-#[derive(Debug, Clone)]
-pub(super) struct Extra {
-    /// As given, for messages.
-    pub(super) text: String,
-    pub(super) scheme: String,
-    /// Lower case, without a trailing dot; an IPv6 host keeps its brackets.
-    pub(super) host: String,
-    /// `None` for the scheme's default port.
-    pub(super) port: Option<u16>,
-}
-
-/// Which entry of `hosts` or `domains` a host matched.
-pub(super) enum HostHit<'a> {
-    Host,
-    Domain(&'a str),
+    /// The compiled rules and whether the stricter readings apply.
+    pub(super) rules: Rules,
 }
 
 impl Matcher {
@@ -93,64 +47,7 @@ impl Matcher {
         origins: &ProtectedOrigins,
         extra_origins: &[S],
     ) -> Result<Matcher, Error> {
-        let schemes = schemes_of("/protectedOrigins/schemes", &origins.schemes)?;
-        let inner_schemes = schemes_of("/protectedOrigins/innerSchemes", &origins.inner_schemes)?;
-        let any_schemes = schemes_of("/protectedOrigins/anySchemes", &origins.any_schemes)?;
-        let mut domains = Vec::with_capacity(origins.domains.len());
-        for (i, d) in origins.domains.iter().enumerate() {
-            let path = format!("/protectedOrigins/domains/{i}");
-            match parse_host(d) {
-                Some(Host::Domain(name)) => domains.push(name),
-                Some(_) => {
-                    return Err(Error::invalid(
-                        path,
-                        format!("{d:?} is an IP address, not a domain"),
-                    ))
-                }
-                None => return Err(Error::invalid(path, format!("{d:?} is not a domain"))),
-            }
-        }
-        let mut hosts = Vec::with_capacity(origins.hosts.len());
-        for (i, h) in origins.hosts.iter().enumerate() {
-            match parse_host(h) {
-                Some(host) => hosts.push(host.to_string()),
-                None => {
-                    let path = format!("/protectedOrigins/hosts/{i}");
-                    return Err(Error::invalid(path, format!("{h:?} is not a host")));
-                }
-            }
-        }
-        let mut inheriting = Vec::with_capacity(origins.inheriting.len());
-        for (i, text) in origins.inheriting.iter().enumerate() {
-            let path = format!("/protectedOrigins/inheriting/{i}");
-            let url =
-                Url::parse(text).map_err(|e| Error::invalid(&path, format!("{text:?}: {e}")))?;
-            if url.host_str().is_some_and(|h| !h.is_empty()) {
-                return Err(Error::invalid(path, format!("{text:?} has a host")));
-            }
-            inheriting.push(Inheriting {
-                scheme: url.scheme().to_string(),
-                path: fold_path(url.path()).into_owned(),
-            });
-        }
-        let mut extras = Vec::with_capacity(extra_origins.len());
-        for (i, text) in extra_origins.iter().enumerate() {
-            extras.push(extra(i, text.as_ref())?);
-        }
-        let plain = |s: &str| !inner_schemes.iter().chain(&any_schemes).any(|x| x == s);
-        Ok(Matcher {
-            fast_http: plain("http"),
-            fast_https: plain("https"),
-            domains,
-            hosts,
-            schemes,
-            inner_schemes,
-            any_schemes,
-            inheriting,
-            refusal: origins.refusal.clone(),
-            extras,
-            strict: false,
-        })
+        Rules::new(origins, extra_origins).map(|rules| Matcher { rules })
     }
 
     /// This matcher with readings stricter than the spec's rules, which fail closed where no
@@ -162,7 +59,7 @@ impl Matcher {
     /// - a host with deviation characters (`ß`, `ẞ`, `ς`, ZWJ, ZWNJ) is also judged as
     ///   transitional IDNA maps them, as Chromium did before it moved to nontransitional
     ///   processing ([`Divergence::Transitional`]);
-    /// - inner schemes nested past [`MAX_INNER`] are protected ([`Divergence::Nesting`]);
+    /// - inner schemes nested past [`MAX_INNER`](super::MAX_INNER) are protected ([`Divergence::Nesting`]);
     /// - an IPv6 literal the parser rejects (`[::1%25eth0]`) is protected when an extra origin
     ///   with its scheme and port is an IPv6 literal;
     /// - a target URL inherits its origin also in any case, with escapes, a trailing `/` or made
@@ -183,13 +80,13 @@ impl Matcher {
     /// assert!(strict.target("ABOUT:BLANK", true, Opener::None));
     /// ```
     pub fn strict(mut self) -> Matcher {
-        self.strict = true;
+        self.rules.strict = true;
         self
     }
 
     /// Whether this matcher has the stricter readings of [`Matcher::strict`].
     pub fn is_strict(&self) -> bool {
-        self.strict
+        self.rules.strict
     }
 
     /// Whether a URL given to a cookie command (the `url` or `urls` of `Network.getCookies`,
@@ -211,24 +108,7 @@ impl Matcher {
 
     /// A `ws:` / `wss:` URL judged as the `http:` / `https:` URL with the same rest.
     fn websocket_as_http<R: Record>(&self, url: &str, rec: &mut R) -> bool {
-        let cleaned = fallback::clean(url);
-        let Some((scheme, rest)) = cleaned.split_once(':') else {
-            return false;
-        };
-        let Some(alias) = websocket_alias(&scheme.to_ascii_lowercase()) else {
-            return false;
-        };
-        let text = format!("{alias}:{rest}");
-        let mut inner = Explain::default();
-        if !self.judge(&text, 0, &mut inner) {
-            return false;
-        }
-        rec.found(|| Rule::FailClosed {
-            divergence: Divergence::WebSocket,
-            host: None,
-            could_be: inner.rule.map(|r| r.to_string()),
-        });
-        true
+        divergence::websocket(url, rec, |text, inner| judge(&self.rules, text, 0, inner))
     }
 
     /// Whether browser control must not reach `url`: the spec's four URL rules, plus the
@@ -236,18 +116,20 @@ impl Matcher {
     /// through a URL the rules allow (see the module docs). [`Matcher::strict`] adds readings
     /// without such evidence, and [`Matcher::cookie_url`] is for the URLs of cookie commands.
     pub fn url(&self, url: &str) -> bool {
-        let answer = match self.fast(url).or_else(|| self.lenient(url)) {
+        let answer = match fast::fast(&self.rules, url).or_else(|| fast::lenient(&self.rules, url))
+        {
             Some(answer) => answer,
-            None => self.judge(url, 0, &mut Quiet),
+            None => judge(&self.rules, url, 0, &mut Quiet),
         };
-        answer || (self.strict && self.websocket_as_http(url, &mut Quiet))
+        answer || (self.rules.strict && self.websocket_as_http(url, &mut Quiet))
     }
 
     /// [`Matcher::url`] without its fast path for plain `http(s)` URLs: every URL goes through
     /// the `url` crate. The tests and the fuzz target hold the two equal.
     #[doc(hidden)]
     pub fn url_parsed(&self, url: &str) -> bool {
-        self.judge(url, 0, &mut Quiet) || (self.strict && self.websocket_as_http(url, &mut Quiet))
+        judge(&self.rules, url, 0, &mut Quiet)
+            || (self.rules.strict && self.websocket_as_http(url, &mut Quiet))
     }
 
     /// Why `url` is protected, or `None` when it is not; `explain(u).is_some() == url(u)`.
@@ -263,7 +145,9 @@ impl Matcher {
     /// ```
     pub fn explain(&self, url: &str) -> Option<Reason> {
         let mut rec = Explain::default();
-        if self.judge(url, 0, &mut rec) || (self.strict && self.websocket_as_http(url, &mut rec)) {
+        if judge(&self.rules, url, 0, &mut rec)
+            || (self.rules.strict && self.websocket_as_http(url, &mut rec))
+        {
             let rule = rec.rule.unwrap_or(Rule::FailClosed {
                 divergence: Divergence::RejectedHost,
                 host: None,
@@ -307,10 +191,10 @@ impl Matcher {
     /// inheriting URL, any case and percent-escapes in the path: reading too much as inheriting
     /// only adds protection.
     pub fn inherits(&self, url: &str) -> bool {
-        if !self.strict {
+        if !self.rules.strict {
             return self.inherits_as_written(url);
         }
-        let cleaned = fallback::clean(url);
+        let cleaned = clean(url);
         if cleaned.is_empty() {
             return true;
         }
@@ -322,7 +206,7 @@ impl Matcher {
                 && bytes[n] == b':'
                 && bytes[..n].eq_ignore_ascii_case(i.scheme.as_bytes())
         };
-        if !self.inheriting.iter().any(scheme_of) {
+        if !self.rules.inheriting.iter().any(scheme_of) {
             return false;
         }
         let Ok(parsed) = Url::parse(&cleaned) else {
@@ -337,7 +221,8 @@ impl Matcher {
         }
         let path = fold_path(parsed.path());
         let path = path.strip_suffix('/').unwrap_or(&path);
-        self.inheriting
+        self.rules
+            .inheriting
             .iter()
             .any(|i| i.scheme == parsed.scheme() && i.path == path)
     }
@@ -355,7 +240,7 @@ impl Matcher {
         let Some((scheme, path)) = base.split_once(':') else {
             return false;
         };
-        self.inheriting.iter().any(|i| {
+        self.rules.inheriting.iter().any(|i| {
             i.scheme == scheme
                 && (i.path == path
                     || (i.path == "blank" && i.scheme == "about" && path == "blank/"))
@@ -379,7 +264,7 @@ impl Matcher {
     /// assert!(!m.cookie_domain("other.example.test"));
     /// ```
     pub fn cookie_domain(&self, domain: &str) -> bool {
-        if !self.strict {
+        if !self.rules.strict {
             return self.cookie_domain_as_written(domain);
         }
         let trimmed = domain.trim_matches(|c: char| c.is_ascii_whitespace() || c == '.');
@@ -387,7 +272,7 @@ impl Matcher {
             return true;
         }
         let lower = trimmed.to_ascii_lowercase();
-        if self.cookie_name(&lower) {
+        if self.rules.cookie_name(&lower) {
             return true;
         }
         if plain_name(&lower) {
@@ -401,12 +286,12 @@ impl Matcher {
         if let Ok(url) = Url::parse(&text) {
             if url
                 .host_str()
-                .is_some_and(|h| self.cookie_name(trim_dot(h)))
+                .is_some_and(|h| self.rules.cookie_name(trim_dot(h)))
             {
                 return true;
             }
         }
-        fallback::cookie(self, &text)
+        divergence::cookie(&self.rules, &text)
     }
 
     /// The spec's cookie rule (lower case, one leading and one trailing dot dropped), then
@@ -415,7 +300,7 @@ impl Matcher {
         let lower = domain.to_lowercase();
         let name = lower.strip_prefix('.').unwrap_or(&lower);
         let name = name.strip_suffix('.').unwrap_or(name);
-        if !name.is_empty() && self.cookie_name(name) {
+        if !name.is_empty() && self.rules.cookie_name(name) {
             return true;
         }
         if plain_name(name) {
@@ -427,28 +312,9 @@ impl Matcher {
         match Url::parse(&text) {
             Ok(url) => url
                 .host_str()
-                .is_some_and(|h| !h.is_empty() && self.cookie_name(trim_dot(h))),
-            Err(_) => fallback::cookie(self, &text),
+                .is_some_and(|h| !h.is_empty() && self.rules.cookie_name(trim_dot(h))),
+            Err(_) => divergence::cookie(&self.rules, &text),
         }
-    }
-
-    /// Whether a cookie name (lower case, without its dots) is one of `domains` or under one,
-    /// or one of `hosts`, `domains` or the extra origins' hosts, or a parent of one. A strict
-    /// matcher compares IPv6 hosts with and without brackets.
-    pub(super) fn cookie_name(&self, name: &str) -> bool {
-        let strict = self.strict;
-        let bare = move |h| if strict { unbracket(h) } else { h };
-        if self.domains.iter().any(|d| is_at_or_under(name, d)) {
-            return true;
-        }
-        let name = bare(name);
-        let named = self
-            .hosts
-            .iter()
-            .chain(&self.domains)
-            .map(String::as_str)
-            .chain(self.extras.iter().map(|e| e.host.as_str()));
-        named.map(bare).any(|host| is_at_or_under(host, name))
     }
 
     /// Whether a CDP storage key (Storage, IndexedDB, CacheStorage, FileSystem) is protected:
@@ -472,7 +338,7 @@ impl Matcher {
         if self.url(parts.next().unwrap_or_default()) {
             return true;
         }
-        if !self.strict {
+        if !self.rules.strict {
             let site = parts.find(|part| part.starts_with('0'));
             return site.is_some_and(|site| self.url(&site[1..]));
         }
@@ -486,325 +352,48 @@ impl Matcher {
 
     /// The text of a refusal, `slicc: refused: target is on seven's origin`.
     pub fn refusal(&self) -> &str {
-        &self.refusal
+        &self.rules.refusal
     }
 
     /// The extra origins, as given.
     pub fn extra_origins(&self) -> impl Iterator<Item = &str> {
-        self.extras.iter().map(|e| e.text.as_str())
-    }
-
-    /// The parsed-URL path of [`Matcher::url`]: inner schemes, any schemes, the host and
-    /// extra-origin rules, and the fail-closed checks.
-    pub(super) fn judge<R: Record>(&self, input: &str, depth: usize, rec: &mut R) -> bool {
-        let url = match Url::parse(input) {
-            Ok(url) => url,
-            Err(_) => return fallback::rejected(self, input, depth, rec),
-        };
-        let scheme = url.scheme();
-        if self.is_any(scheme) {
-            rec.found(|| Rule::AnyScheme {
-                scheme: scheme.to_string(),
-            });
-            return true;
-        }
-        if self.is_inner(scheme) && too_deep(depth) && self.strict {
-            return nested_too_deep(rec);
-        }
-        // Rule 1 unwraps at most 8 times; a URL still inside an inner scheme then takes the
-        // other rules as it is.
-        if self.is_inner(scheme) && !too_deep(depth) {
-            rec.inner(scheme);
-            let rest = &url.as_str()[scheme.len() + 1..];
-            // Chromium trims C0 controls and spaces before a `filesystem:` URL's inner URL,
-            // where the `url` crate percent-encodes them into the opaque path (`%01https:…`).
-            // Then the inner URL is read from the text as given, without them.
-            if rest.trim_start_matches(' ').starts_with('%') {
-                let cleaned = fallback::clean(input);
-                let raw = cleaned
-                    .get(scheme.len() + 1..)
-                    .filter(|_| cleaned.as_bytes().get(scheme.len()) == Some(&b':'))
-                    .filter(|raw| raw.trim_start_matches(' ').starts_with(|c: char| c < ' '));
-                if let Some(raw) = raw {
-                    rec.fail_closed_as(Divergence::InnerTrim);
-                    let trimmed = raw.trim_start_matches(|c: char| c <= ' ');
-                    return self.judge(trimmed, depth + 1, rec);
-                }
-            }
-            return self.judge(rest, depth + 1, rec);
-        }
-        if let Some(host) = url.host_str() {
-            if self.judge_host(scheme, host, url.port(), rec) {
-                return true;
-            }
-        }
-        self.as_standard(scheme, input, rec) || fallback::transitional(self, input, rec)
-    }
-
-    /// An extra origin whose scheme the URL Standard does not know (`chrome-extension:`):
-    /// Chromium registers such schemes as standard and reads their URLs like special ones
-    /// (`chrome-extension:abc/`, `chrome-extension:\\abc/`, `chrome-extension://%61bc/` and
-    /// `chrome-extension://ａbc/` are all `chrome-extension://abc/` in Chromium 156), and drops
-    /// the port of a scheme without ports, where the `url` crate keeps the URL opaque. Such a
-    /// URL is read as an `http:` URL too, and matches an extra origin of its scheme by host on
-    /// any port.
-    pub(super) fn as_standard<R: Record>(&self, scheme: &str, input: &str, rec: &mut R) -> bool {
-        if fallback::is_special(scheme) || !self.extras.iter().any(|e| e.scheme == scheme) {
-            return false;
-        }
-        let cleaned = fallback::clean(input);
-        let Some((_, rest)) = cleaned.split_once(':') else {
-            return false;
-        };
-        let text = format!("http:{rest}");
-        let found = match Url::parse(&text) {
-            Ok(url) => url.host_str().and_then(|host| {
-                let host = trim_dot(host);
-                self.extras
-                    .iter()
-                    .find(|e| e.scheme == scheme && host.eq_ignore_ascii_case(&e.host))
-                    .map(|e| (host.to_string(), e.text.clone()))
-            }),
-            Err(_) => fallback::standard(self, scheme, &text),
-        };
-        match found {
-            Some((host, origin)) => {
-                rec.found(|| Rule::FailClosed {
-                    divergence: Divergence::StandardScheme,
-                    host: Some(host),
-                    could_be: Some(origin),
-                });
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// Rules 3 and 4 for a parsed host.
-    fn judge_host<R: Record>(
-        &self,
-        scheme: &str,
-        host: &str,
-        port: Option<u16>,
-        rec: &mut R,
-    ) -> bool {
-        self.judge_host_as(scheme, trim_dot(host), port, rec)
-    }
-
-    fn judge_host_as<R: Record>(
-        &self,
-        scheme: &str,
-        host: &str,
-        port: Option<u16>,
-        rec: &mut R,
-    ) -> bool {
-        if self.in_schemes(scheme) {
-            if let Some(hit) = self.host_match(host.as_bytes()) {
-                rec.found(|| match hit {
-                    HostHit::Host => Rule::Host {
-                        host: host.to_ascii_lowercase(),
-                    },
-                    HostHit::Domain(domain) => Rule::Domain {
-                        host: host.to_ascii_lowercase(),
-                        domain: domain.to_string(),
-                    },
-                });
-                return true;
-            }
-        }
-        if let Some(extra) = self.extra_match(scheme, host.as_bytes(), port) {
-            rec.found(|| Rule::ExtraOrigin {
-                origin: extra.text.clone(),
-            });
-            return true;
-        }
-        false
-    }
-
-    /// Rule 3's host test: `host` (any case, one trailing dot already dropped) is one of
-    /// `hosts`, or one of `domains` or under one.
-    pub(super) fn host_match(&self, host: &[u8]) -> Option<HostHit<'_>> {
-        if self
-            .hosts
-            .iter()
-            .any(|h| host.eq_ignore_ascii_case(h.as_bytes()))
-        {
-            return Some(HostHit::Host);
-        }
-        self.domains
-            .iter()
-            .find(|d| is_at_or_under_bytes(host, d.as_bytes()))
-            .map(|d| HostHit::Domain(d))
-    }
-
-    /// Rule 4: the extra origin with this scheme, host (any case, one trailing dot already
-    /// dropped) and port (`None` for the default).
-    pub(super) fn extra_match(
-        &self,
-        scheme: &str,
-        host: &[u8],
-        port: Option<u16>,
-    ) -> Option<&Extra> {
-        self.extras.iter().find(|e| {
-            e.port == port && e.scheme == scheme && host.eq_ignore_ascii_case(e.host.as_bytes())
-        })
-    }
-
-    pub(super) fn in_schemes(&self, scheme: &str) -> bool {
-        self.schemes.iter().any(|s| s == scheme)
-    }
-
-    pub(super) fn is_inner(&self, scheme: &str) -> bool {
-        self.inner_schemes.iter().any(|s| s == scheme)
-    }
-
-    pub(super) fn is_any(&self, scheme: &str) -> bool {
-        self.any_schemes.iter().any(|s| s == scheme)
+        self.rules.extras.iter().map(|e| e.text.as_str())
     }
 }
 
-/// The scheme Chromium's cookie store treats `ws` and `wss` as.
-pub(super) fn websocket_alias(scheme: &str) -> Option<&'static str> {
-    match scheme {
-        "ws" => Some("http"),
-        "wss" => Some("https"),
-        _ => None,
-    }
-}
-
-/// Drops one trailing dot.
-pub(super) fn trim_dot(host: &str) -> &str {
-    host.strip_suffix('.').unwrap_or(host)
-}
-
-/// Drops one trailing dot.
-pub(super) fn trim_dot_bytes(host: &[u8]) -> &[u8] {
-    host.strip_suffix(b".").unwrap_or(host)
-}
-
-/// `name` is `domain` or ends with `.domain` (ASCII case-insensitive).
-fn is_at_or_under_bytes(name: &[u8], domain: &[u8]) -> bool {
-    if name.len() == domain.len() {
-        return name.eq_ignore_ascii_case(domain);
-    }
-    name.len() > domain.len()
-        && name[name.len() - domain.len() - 1] == b'.'
-        && name[name.len() - domain.len()..].eq_ignore_ascii_case(domain)
-}
-
-fn is_at_or_under(name: &str, domain: &str) -> bool {
-    is_at_or_under_bytes(name.as_bytes(), domain.as_bytes())
-}
-
-/// A name made of ASCII letters, digits, `-`, `_` and `.` whose last label is not a number and
-/// that has no `xn--` label: a browser reads it as it stands.
-fn plain_name(name: &str) -> bool {
-    let last = name.rsplit('.').next().unwrap_or(name);
-    name.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && last.starts_with(|c: char| c.is_ascii_alphabetic())
-        && !name.contains("xn--")
-}
-
-pub(super) fn unbracket(host: &str) -> &str {
-    host.strip_prefix('[')
-        .and_then(|h| h.strip_suffix(']'))
-        .unwrap_or(host)
-}
-
-/// A host as the URL Standard's host parser reads it, lower case and without one trailing dot.
-fn parse_host(text: &str) -> Option<Host<String>> {
-    let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
-    match Host::parse(text).ok()? {
-        Host::Domain(d) => {
-            let d = trim_dot(&d);
-            (!d.is_empty()).then(|| Host::Domain(d.to_ascii_lowercase()))
-        }
-        ip => Some(ip),
-    }
-}
-
-/// A path for comparing inheriting URLs: percent-decoded and lower case.
-fn fold_path(path: &str) -> Cow<'_, str> {
-    if path.contains('%') {
-        let bytes = fallback::percent_decode(path.as_bytes());
-        Cow::Owned(String::from_utf8_lossy(&bytes).to_lowercase())
-    } else if path.bytes().any(|b| b.is_ascii_uppercase()) || !path.is_ascii() {
-        Cow::Owned(path.to_lowercase())
-    } else {
-        Cow::Borrowed(path)
-    }
-}
-
-fn schemes_of(path: &str, list: &[String]) -> Result<Vec<String>, Error> {
-    list.iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let mut chars = s.chars();
-            let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-            if ok {
-                Ok(s.to_ascii_lowercase())
-            } else {
-                Err(Error::invalid(
-                    format!("{path}/{i}"),
-                    format!("{s:?} is not a URL scheme"),
-                ))
-            }
-        })
-        .collect()
-}
-
-/// Parses extra origin number `i`.
-fn extra(i: usize, text: &str) -> Result<Extra, Error> {
-    let path = format!("extra origin {i} ({text:?})");
-    let url = Url::parse(text.trim())
-        .map_err(|e| Error::invalid(&path, format!("not an origin: {e}")))?;
-    let host = match url.host_str() {
-        Some(h) if !h.is_empty() => h,
-        _ => return Err(Error::invalid(path, "not an origin: it has no host")),
+/// Rules 1 to 4 over the URL `input` at `depth` inner schemes, recorded: the `url` crate's
+/// parse, inner schemes unwrapped, any schemes, the host and extra-origin rules, and the
+/// fail-closed readings of `divergence` where the parse fails or Chromium may read it
+/// otherwise. [`Matcher::url_parsed`] without the `ws:` reading.
+pub(super) fn judge<R: Record>(rules: &Rules, input: &str, depth: usize, rec: &mut R) -> bool {
+    let next = |text: &str, rec: &mut R| judge(rules, text, depth + 1, rec);
+    let url = match Url::parse(input) {
+        Ok(url) => url,
+        Err(_) => return divergence::rejected(rules, input, depth, rec, next),
     };
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::invalid(path, "not an origin: it has user info"));
+    let scheme = url.scheme();
+    if rules.is_any(scheme) {
+        rec.found(|| Rule::AnyScheme {
+            scheme: scheme.to_string(),
+        });
+        return true;
     }
-    if !matches!(url.path(), "" | "/") || url.query().is_some() || url.fragment().is_some() {
-        return Err(Error::invalid(
-            path,
-            "not an origin: it has a path, query or fragment",
-        ));
+    if rules.is_inner(scheme) && too_deep(depth) && rules.strict {
+        return divergence::nested_too_deep(rec);
     }
-    let host = trim_dot(host).to_ascii_lowercase();
-    if host.is_empty() {
-        return Err(Error::invalid(path, "not an origin: it has no host"));
+    // Rule 1 unwraps at most 8 times; a URL still inside an inner scheme then takes the
+    // other rules as it is.
+    if rules.is_inner(scheme) && !too_deep(depth) {
+        rec.inner(scheme);
+        let rest = &url.as_str()[scheme.len() + 1..];
+        return divergence::inner_trim(input, scheme, rest, rec, next)
+            .unwrap_or_else(|| next(rest, rec));
     }
-    Ok(Extra {
-        text: text.trim().to_string(),
-        scheme: url.scheme().to_string(),
-        host,
-        port: url.port(),
-    })
-}
-
-impl Extra {
-    /// The host as an IP address, when it is one.
-    pub(super) fn ip(&self) -> Option<IpAddr> {
-        match unbracket(&self.host).parse::<IpAddr>() {
-            Ok(IpAddr::V6(a)) if self.host.starts_with('[') => Some(IpAddr::V6(a)),
-            Ok(IpAddr::V4(a)) => Some(IpAddr::V4(a)),
-            _ => None,
+    if let Some(host) = url.host_str() {
+        if rules.judge_host(scheme, host, url.port(), rec) {
+            return true;
         }
     }
-
-    /// Whether the host is an IPv4 address.
-    pub(super) fn is_ipv4(&self) -> bool {
-        self.host.parse::<Ipv4Addr>().is_ok()
-    }
-
-    /// Whether the host is an IPv6 literal.
-    pub(super) fn is_ipv6(&self) -> bool {
-        unbracket(&self.host).parse::<Ipv6Addr>().is_ok() && self.host.starts_with('[')
-    }
+    divergence::as_standard(rules, scheme, input, rec)
+        || divergence::transitional(rules, input, rec)
 }

@@ -124,14 +124,33 @@
 //!   origin's host. A cookie domain is therefore judged by its name and also as that URL's
 //!   host (with the same fail-closed readings as URLs, on any port).
 
+// The matcher's layers, lowest first; each module uses only those above it in this list (checked
+// by scripts/module-cycles.py):
+//
+//   reason, syntax     what a finding says; URL text split the WHATWG and Chromium ways
+//   host, pattern      hosts, IPs and extra origins; host patterns with unknown parts
+//   rules              the compiled protectedOrigins and the questions asked of them
+//   fast, divergence   the byte-level fast paths; every fail-closed divergence judgment
+//   matcher            Matcher, the public face: rules 1 to 4 (`judge`) and the target,
+//                      cookie and storage-key rules
 #[cfg(feature = "protected")]
-mod fallback;
+mod divergence;
 #[cfg(feature = "protected")]
 mod fast;
 #[cfg(feature = "protected")]
+mod host;
+#[cfg(feature = "protected")]
 mod matcher;
 #[cfg(feature = "protected")]
+mod pattern;
+#[cfg(feature = "protected")]
 mod reason;
+#[cfg(feature = "protected")]
+mod rules;
+#[cfg(feature = "protected")]
+mod syntax;
+#[cfg(all(test, feature = "protected"))]
+mod tests;
 #[cfg(feature = "corpus")]
 mod vectors;
 
