@@ -2221,3 +2221,44 @@ fn every_shipped_row_is_judged_without_panicking_on_empty_and_full_records() {
     }
     assert!(judged > 300, "{judged}");
 }
+
+/// On every shipped vector, the runner's refusal names and leg steps are the guard module's:
+/// `refusal_names` gives `Vector::refusal_names` with the indexes of `Vector::all_steps`, and
+/// each leg step (nested ones too) is the step of `all_steps` at its index, named by
+/// `guard::refusal_name`.
+#[test]
+fn the_runner_numbers_and_names_steps_as_the_guard_module_does() {
+    let set = guard::vectors();
+    let mut checked = 0;
+    for v in set.vectors.iter().filter(|v| v.is_runnable()) {
+        let all = v.all_steps();
+        let named = refusal_names(v);
+        assert_eq!(
+            named.iter().map(|(_, n)| n.clone()).collect::<Vec<_>>(),
+            v.refusal_names(),
+            "{}",
+            v.id
+        );
+        for (i, name) in &named {
+            assert!(all[*i].is_refusable(), "{}: step {i}", v.id);
+            assert_eq!(name, &guard::refusal_name(all[*i].name(), *i), "{}", v.id);
+        }
+        for leg in [Leg::Control, Leg::Guarded] {
+            let vars = Vars::for_leg(&origins(), leg, "seven", "t0", "c0");
+            let steps = leg_steps(v, leg, &vars).unwrap_or_else(|e| panic!("{}: {e}", v.id));
+            let mut last = None;
+            for (i, name) in flat(&steps) {
+                assert!(last < Some(i), "{}: indexes in flat order", v.id);
+                last = Some(i);
+                let step = all[i];
+                assert!(step.runs_on(leg.as_str()), "{}: step {i}", v.id);
+                let want = step
+                    .is_refusable()
+                    .then(|| guard::refusal_name(step.name(), i));
+                assert_eq!(name, want, "{}: step {i}", v.id);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} leg steps checked");
+}

@@ -573,20 +573,15 @@ pub struct LegStep {
     pub children: Vec<LegStep>,
 }
 
-/// The refusal name of each refusable step, with its flat index, in step order (§3.2).
+/// The refusal name of each refusable step, with its flat index, in step order (§3.2): the
+/// guard module's flattening (that of [`Vector::all_steps`]) and
+/// [`refusal_name`](crate::guard::refusal_name), with the indexes kept.
 pub fn refusal_names(vector: &Vector) -> Vec<(usize, String)> {
-    vector
-        .all_steps()
+    crate::guard::step::flatten(&vector.setup, &vector.trigger)
         .into_iter()
-        .enumerate()
-        .filter(|(_, s)| s.is_refusable())
-        .map(|(i, s)| (i, refusal_name(s, i)))
+        .filter(|f| f.step.is_refusable())
+        .map(|f| (f.index, crate::guard::refusal_name(f.step.name(), f.index)))
         .collect()
-}
-
-fn refusal_name(step: &Step, index: usize) -> String {
-    step.name()
-        .map_or_else(|| format!("refused.{index}"), str::to_string)
 }
 
 /// The steps of one leg: `on` filtering applied after the flat indexes and refusal names were
@@ -644,7 +639,9 @@ fn build_steps(
         out.push(LegStep {
             index: i,
             phase,
-            refusal_name: step.is_refusable().then(|| refusal_name(step, i)),
+            refusal_name: step
+                .is_refusable()
+                .then(|| crate::guard::refusal_name(step.name(), i)),
             step: expanded,
             children,
         });

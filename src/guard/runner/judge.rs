@@ -1320,31 +1320,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The leg's steps, flat, with whether each runs on this leg (a nested step by its own
-    /// `on`, inside a `children` step that runs).
+    /// The leg's steps, flat, with their indexes: the guard module's flattening (§3.2), each
+    /// step kept when it runs on this leg (a nested step by its own `on`, inside a `children`
+    /// step that runs).
     fn leg_steps(&self) -> Vec<(usize, &'a Step)> {
-        fn walk<'s>(
-            steps: &'s [Step],
-            leg: Leg,
-            runs: bool,
-            i: &mut usize,
-            out: &mut Vec<(usize, &'s Step)>,
-        ) {
-            for s in steps {
-                let index = *i;
-                *i += 1;
-                let here = runs && s.runs_on(leg.as_str());
-                if here {
-                    out.push((index, s));
-                }
-                walk(s.children(), leg, here, i, out);
-            }
-        }
-        let mut out = Vec::new();
-        let mut i = 0;
-        walk(&self.vector.setup, self.leg, true, &mut i, &mut out);
-        walk(&self.vector.trigger, self.leg, true, &mut i, &mut out);
-        out
+        crate::guard::step::flatten(&self.vector.setup, &self.vector.trigger)
+            .into_iter()
+            .filter(|f| f.legs.has(self.leg.as_str()))
+            .map(|f| (f.index, f.step))
+            .collect()
     }
 
     /// The refusal names of the leg's refusable steps.
@@ -1352,10 +1336,7 @@ impl<'a> Ctx<'a> {
         self.leg_steps()
             .into_iter()
             .filter(|(_, s)| s.is_refusable())
-            .map(|(i, s)| {
-                s.name()
-                    .map_or_else(|| format!("refused.{i}"), str::to_string)
-            })
+            .map(|(i, s)| crate::guard::refusal_name(s.name(), i))
             .collect()
     }
 

@@ -511,11 +511,7 @@ impl Leg {
         }
         if step.refusable == Some(true) {
             let name = refusal_name.map_or_else(
-                || {
-                    step.name
-                        .clone()
-                        .unwrap_or_else(|| format!("refused.{index}"))
-                },
+                || crate::guard::refusal_name(step.name.as_deref(), index),
                 str::to_string,
             );
             if let Err(e) = &answer {
