@@ -29,6 +29,12 @@ mod vocabulary;
 
 #[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
 pub mod cdp;
+#[cfg(all(
+    feature = "guard-runner",
+    feature = "guard-proxy",
+    not(target_os = "wasi")
+))]
+pub mod certify;
 #[cfg(all(feature = "guard-runner", not(target_os = "wasi")))]
 pub mod fixture;
 #[cfg(feature = "guard")]

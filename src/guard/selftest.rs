@@ -102,6 +102,10 @@ pub const QUIET_FLAGS: [&str; 5] = [
     "--disable-default-apps",
 ];
 
+/// The client's own origin (`client` and `own`): the extra origin a guard under test protects
+/// besides the catalog's (slicc-cli's `--origin`).
+pub const OWN_ORIGIN: &str = "http://client.example";
+
 /// The self-test's origin map for rows on `target` (see the module docs).
 pub fn origins_for(target: &str) -> Origins {
     let pairs: [(&str, Option<&str>); 11] = [
@@ -109,8 +113,8 @@ pub fn origins_for(target: &str) -> Origins {
         ("plain", Some("http://plain.example")),
         ("log", Some("http://ordinary.test")),
         ("cross", Some("http://cross.example")),
-        ("client", Some("http://client.example")),
-        ("own", Some("http://client.example")),
+        ("client", Some(OWN_ORIGIN)),
+        ("own", Some(OWN_ORIGIN)),
         ("seven", Some("http://seven.sliccy.ai")),
         ("vault", Some("http://vault.sliccy.ai")),
         ("vault-x", Some("http://vault-x.sliccy.ai")),
@@ -299,16 +303,38 @@ impl StandIn for Fixture {
     }
 }
 
-/// Chromium with no guard, as a [`Guard`]: one browser per slot, two fresh connections per leg.
-struct Unguarded {
-    program: String,
-    port: u16,
-    slots: Vec<Mutex<Option<Chromium>>>,
+/// A [`Guard`] over one browser per parallel slot (launched on first use, and once more when
+/// it died), with two fresh CDP connections per leg: the guarded client and the unguarded
+/// observer. The self-test's "guard" is Chromium itself; `guard certify`'s is a proxy in front
+/// of it.
+pub(crate) struct Slots<B: Send> {
+    slots: Vec<Mutex<Option<B>>>,
+    launch: Box<dyn Fn() -> Result<B, String> + Send + Sync>,
+    /// The guarded client's and the observer's WebSocket URLs on a slot's browser.
+    endpoints: fn(&B) -> (String, String),
+    transport: &'static str,
     call_timeout: Duration,
 }
 
-impl Unguarded {
-    fn browser_url(&self, slot: usize) -> Result<String, String> {
+impl<B: Send> Slots<B> {
+    /// `parallel` empty slots.
+    pub(crate) fn new(
+        parallel: usize,
+        launch: Box<dyn Fn() -> Result<B, String> + Send + Sync>,
+        endpoints: fn(&B) -> (String, String),
+        transport: &'static str,
+        call_timeout: Duration,
+    ) -> Slots<B> {
+        Slots {
+            slots: (0..parallel.max(1)).map(|_| Mutex::new(None)).collect(),
+            launch,
+            endpoints,
+            transport,
+            call_timeout,
+        }
+    }
+
+    fn urls(&self, slot: usize) -> Result<(String, String), String> {
         let cell = self
             .slots
             .get(slot)
@@ -317,14 +343,12 @@ impl Unguarded {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(b) = cell.as_ref() {
-            if b.child.is_some() {
-                return Ok(b.ws_url().to_string());
-            }
+            return Ok((self.endpoints)(b));
         }
-        let browser = Chromium::launch(&self.program, &HOSTS, self.port)?;
-        let url = browser.ws_url().to_string();
+        let browser = (self.launch)()?;
+        let urls = (self.endpoints)(&browser);
         *cell = Some(browser);
-        Ok(url)
+        Ok(urls)
     }
 
     fn relaunch(&self, slot: usize) {
@@ -337,9 +361,9 @@ impl Unguarded {
     }
 }
 
-impl Guard for Unguarded {
+impl<B: Send> Guard for Slots<B> {
     fn transport(&self) -> String {
-        "chromium".into()
+        self.transport.into()
     }
 
     fn capabilities(&self) -> CapabilitySet {
@@ -354,9 +378,10 @@ impl Guard for Unguarded {
         let options = CdpOptions::new().call_timeout(self.call_timeout);
         let mut attempt = 0;
         loop {
-            let url = self.browser_url(leg.slot)?;
-            let both = CdpClient::connect(&url, options.clone()).and_then(|guarded| {
-                CdpClient::connect(&url, options.clone()).map(|observer| (guarded, observer))
+            let (guarded_url, observer_url) = self.urls(leg.slot)?;
+            let both = CdpClient::connect(&guarded_url, options.clone()).and_then(|guarded| {
+                CdpClient::connect(&observer_url, options.clone())
+                    .map(|observer| (guarded, observer))
             });
             match both {
                 Ok((guarded, observer)) => {
@@ -374,8 +399,7 @@ impl Guard for Unguarded {
                     });
                 }
                 // A browser that died is launched again, once.
-                Err(e) if attempt == 0 => {
-                    let _ = e;
+                Err(_) if attempt == 0 => {
                     attempt += 1;
                     self.relaunch(leg.slot);
                 }
@@ -383,6 +407,56 @@ impl Guard for Unguarded {
             }
         }
     }
+}
+
+/// The rows of `set`'s runnable vectors that `options` selects, run by `guard` against a
+/// stand-in on `fixture` with the self-test's origins (see the module docs). Returns the
+/// judged rows in set order.
+pub(crate) fn run_rows(
+    set: &Vectors,
+    options: &SelfTestOptions,
+    fixture: &Arc<Fixture>,
+    guard: &dyn Guard,
+    on_row: &(dyn Fn(&RowResult) + Sync),
+) -> Result<Vec<RowResult>, String> {
+    let mut run = RunOptions {
+        origins: origins_for(""),
+        targets: options.targets.clone(),
+        variants: options.variants.clone(),
+        ids: options.ids.clone(),
+        parallel: options.parallel.max(1),
+        ..RunOptions::default()
+    };
+    for t in crate::guard::PROTECTED_TARGETS {
+        run.target_origins.insert(t.to_string(), origins_for(t));
+    }
+    count_rows(set, &run)?;
+    let stand_in: Arc<dyn StandIn> = Arc::clone(fixture) as Arc<dyn StandIn>;
+    drive::run(set, guard, stand_in, &run, on_row)
+}
+
+/// `set` with only its runnable vectors (text vectors are not rows of a run in a browser).
+pub(crate) fn runnable(set: &Vectors) -> Vectors {
+    Vectors {
+        vectors: set
+            .vectors
+            .iter()
+            .filter(|v| v.is_runnable())
+            .cloned()
+            .collect(),
+        ..set.clone()
+    }
+}
+
+/// Starts the stand-in on a random loopback port, after checking that `chromium` exists.
+pub(crate) fn start_fixture(chromium: &str) -> Result<Arc<Fixture>, String> {
+    if !Path::new(chromium).exists() {
+        return Err(format!("{chromium} is not installed"));
+    }
+    Ok(Arc::new(
+        Fixture::start(FixtureOptions::default())
+            .map_err(|e| format!("cannot start the stand-in: {e}"))?,
+    ))
 }
 
 /// What the self-test runs.
@@ -538,43 +612,18 @@ pub fn selftest(
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&SelfTestRow) + Sync),
 ) -> Result<SelfTestReport, String> {
-    if !Path::new(&options.chromium).exists() {
-        return Err(format!("{} is not installed", options.chromium));
-    }
+    let fixture = start_fixture(&options.chromium)?;
     let started = Instant::now();
-    let runnable = Vectors {
-        vectors: set
-            .vectors
-            .iter()
-            .filter(|v| v.is_runnable())
-            .cloned()
-            .collect(),
-        ..set.clone()
-    };
-    let fixture = Arc::new(
-        Fixture::start(FixtureOptions::default())
-            .map_err(|e| format!("cannot start the stand-in: {e}"))?,
+    let runnable = runnable(set);
+    let (program, port) = (options.chromium.clone(), fixture.port());
+    let guard = Slots::new(
+        options.parallel,
+        Box::new(move || Chromium::launch(&program, &HOSTS, port)),
+        |b: &Chromium| (b.ws_url().to_string(), b.ws_url().to_string()),
+        "chromium",
+        options.call_timeout,
     );
-    let mut run = RunOptions {
-        origins: origins_for(""),
-        targets: options.targets.clone(),
-        variants: options.variants.clone(),
-        ids: options.ids.clone(),
-        parallel: options.parallel.max(1),
-        ..RunOptions::default()
-    };
-    for t in crate::guard::PROTECTED_TARGETS {
-        run.target_origins.insert(t.to_string(), origins_for(t));
-    }
-    count_rows(&runnable, &run)?;
-    let guard = Unguarded {
-        program: options.chromium.clone(),
-        port: fixture.port(),
-        slots: (0..run.parallel).map(|_| Mutex::new(None)).collect(),
-        call_timeout: options.call_timeout,
-    };
-    let stand_in: Arc<dyn StandIn> = Arc::clone(&fixture) as Arc<dyn StandIn>;
-    let results = drive::run(&runnable, &guard, stand_in, &run, &|result| {
+    let results = run_rows(&runnable, options, &fixture, &guard, &|result| {
         if let Some(v) = runnable.vector(&result.row.id) {
             on_row(&SelfTestRow {
                 result: result.clone(),

@@ -10,8 +10,8 @@ use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 
 use crate::args::Args;
 
-/// The `guard fixture` and `guard proxy` part of the usage text (`guard selftest` and
-/// `guard run` are in [`crate::guard_run::USAGE`]).
+/// The `guard fixture` and `guard proxy` part of the usage text (`guard selftest`,
+/// `guard run` and `guard certify` are in [`crate::guard_run::USAGE`]).
 pub const USAGE: &str = "\
   guard fixture [--port P]
                       serve the guard vectors' stand-in (HTTP, every route on every host);
@@ -32,6 +32,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         "proxy" => proxy(args),
         "selftest" => crate::guard_run::selftest(args),
         "run" => crate::guard_run::run(args),
+        "certify" => crate::guard_run::certify(args),
         other => args.error(format!("unknown guard subcommand {other:?}")),
     }
 }

@@ -33,6 +33,13 @@ pub const USAGE: &str = "\
             [--target T]... [--variant V]... [--id ID]... [--guard-name NAME] [--sha SHA]
             [--capabilities LIST] [--transport NAME] [--fixture URL | --fixture-port P] [--json]
                       certify a running guard; ends with the GUARD-PASS / GUARD-FAIL line
+  guard certify [--vectors FILE] [--target T]... [--variant V]... [--id ID]... [--parallel N]
+                [--json] [--chromium PATH] [--records DIR]
+                      certify the crate's own guard: headless Chromium, the stand-in and
+                      `guard proxy` in front, every row's client through the proxy and its
+                      observer straight to Chromium; lists failed and missing rows and ends with
+                      `GUARD-PASS slicc-browsers-proxy@<version> (…)` or `GUARD-FAIL …` (exit 1;
+                      a run limited by --target, --variant or --id always misses rows)
 ";
 
 /// Reads `--vectors FILE`, or the crate's own set.
@@ -98,45 +105,66 @@ fn parallel(args: &mut Args) -> Result<usize, String> {
     }
 }
 
-/// `guard selftest`.
-pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
-    let set = vectors(&mut args)?;
-    let options = SelfTestOptions {
+/// The options `guard selftest` and `guard certify` share: which rows, in which Chromium.
+fn browser_run(args: &mut Args) -> Result<SelfTestOptions, String> {
+    Ok(SelfTestOptions {
         chromium: args
             .value("--chromium")?
             .unwrap_or_else(|| selftest::CHROMIUM.to_string()),
         targets: args.values("--target")?,
         variants: args.values("--variant")?,
         ids: args.values("--id")?,
-        parallel: parallel(&mut args)?,
+        parallel: parallel(args)?,
         ..SelfTestOptions::default()
+    })
+}
+
+/// How many rows of `set`'s runnable vectors `options` selects.
+fn total_rows(set: &Vectors, options: &SelfTestOptions) -> Result<usize, String> {
+    let runnable = Vectors {
+        vectors: set
+            .vectors
+            .iter()
+            .filter(|v| v.is_runnable())
+            .cloned()
+            .collect(),
+        ..set.clone()
     };
+    let run = RunOptions {
+        origins: Origins::new(),
+        targets: options.targets.clone(),
+        variants: options.variants.clone(),
+        ids: options.ids.clone(),
+        ..RunOptions::default()
+    };
+    count_rows(&runnable, &run)
+}
+
+/// `wall time <s>s, <r> rows/minute at --parallel <n>`.
+fn wall_time(elapsed: std::time::Duration, rows: usize, parallel: usize) -> String {
+    let minutes = elapsed.as_secs_f64() / 60.0;
+    format!(
+        "wall time {:.1}s, {:.1} rows/minute at --parallel {parallel}",
+        elapsed.as_secs_f64(),
+        if minutes > 0.0 {
+            rows as f64 / minutes
+        } else {
+            0.0
+        },
+    )
+}
+
+/// `guard selftest`.
+pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
+    let set = vectors(&mut args)?;
+    let options = browser_run(&mut args)?;
     let json = args.flag("--json");
     let records = args.value("--records")?;
     args.finish()?;
     if let Some(dir) = &records {
         std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
     }
-    let total = {
-        let runnable = Vectors {
-            vectors: set
-                .vectors
-                .iter()
-                .filter(|v| v.is_runnable())
-                .cloned()
-                .collect(),
-            ..set.clone()
-        };
-        let mut run = RunOptions {
-            targets: options.targets.clone(),
-            variants: options.variants.clone(),
-            ids: options.ids.clone(),
-            ..RunOptions::default()
-        };
-        run.origins = Origins::new();
-        count_rows(&runnable, &run)?
-    };
-    let progress = Progress::new(total);
+    let progress = Progress::new(total_rows(&set, &options)?);
     let stdout = Mutex::new(std::io::stdout());
     let report = selftest::selftest(&set, &options, &|row| {
         let r = &row.result.row;
@@ -183,23 +211,85 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
         let list: Vec<String> = skips.iter().map(|(r, n)| format!("{r}={n}")).collect();
         let _ = writeln!(out, "skips: {}", list.join(", "));
     }
-    let minutes = report.elapsed.as_secs_f64() / 60.0;
     let _ = writeln!(
         out,
-        "wall time {:.1}s, {:.1} rows/minute at --parallel {}",
-        report.elapsed.as_secs_f64(),
-        if minutes > 0.0 {
-            report.rows.len() as f64 / minutes
-        } else {
-            0.0
-        },
-        options.parallel
+        "{}",
+        wall_time(report.elapsed, report.rows.len(), options.parallel)
     );
     let _ = writeln!(out, "{}", report.line());
     Ok(if report.misbehaved() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `guard certify`: the crate's proxy in front of headless Chromium, every row through it.
+pub fn certify(mut args: Args) -> Result<ExitCode, String> {
+    let set = vectors(&mut args)?;
+    let options = browser_run(&mut args)?;
+    let json = args.flag("--json");
+    let records = args.value("--records")?;
+    args.finish()?;
+    if let Some(dir) = &records {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
+    }
+    let progress = Progress::new(total_rows(&set, &options)?);
+    let report = slicc_browsers::guard::certify::certify(&set, &options, &|result| {
+        let r = &result.row;
+        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
+        if json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        }
+        if let (Some(dir), true) = (&records, r.failed()) {
+            let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
+            let body = serde_json::json!({ "row": r, "records": result.records });
+            let _ = std::fs::write(
+                &file,
+                serde_json::to_string_pretty(&body).unwrap_or_default(),
+            );
+        }
+    })?;
+    progress.end();
+    let mut out = std::io::stdout().lock();
+    for result in &report.rows {
+        let r = &result.row;
+        if r.failed() {
+            let _ = writeln!(out, "FAILED {} {} {}", r.id, r.target, r.variant);
+            for e in &r.errors {
+                let _ = writeln!(out, "  {e}");
+            }
+        }
+    }
+    let limited =
+        !(options.targets.is_empty() && options.variants.is_empty() && options.ids.is_empty());
+    if limited {
+        let _ = writeln!(
+            out,
+            "{} rows not run (the run was limited by --target, --variant or --id)",
+            report.summary.missing.len()
+        );
+    } else {
+        for key in &report.summary.missing {
+            let _ = writeln!(
+                out,
+                "MISSING {} {} {} {}",
+                key.id, key.target, key.variant, key.transport
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        wall_time(report.elapsed, report.rows.len(), options.parallel)
+    );
+    let _ = writeln!(out, "{}", report.summary.line);
+    Ok(if report.summary.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

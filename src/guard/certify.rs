@@ -1,0 +1,101 @@
+//! `slicc-browsers guard certify` (features `guard-runner` and `guard-proxy`, not on
+//! `wasm32-wasip1`): the crate's own guard, [`Proxy`], certified on the guard vectors.
+//!
+//! Each parallel slot launches its own headless Chromium exactly as the self-test does
+//! ([`selftest`](super::selftest): temporary profile, `--remote-debugging-port=0`, every
+//! stand-in host mapped to one [`Fixture`](super::fixture::Fixture), process group killed at the
+//! end) and starts a [`Proxy`] in front of it that protects the catalog's origins and the
+//! client's own, [`OWN_ORIGIN`]. Every leg's client connects to the proxy; its unguarded
+//! observer connects straight to the same Chromium. The rows are judged as any guard's are and
+//! summed up by [`summarize`] into `GUARD-PASS slicc-browsers-proxy@<version> (vectors
+//! slicc-browsers@<setVersion>)` or `GUARD-FAIL …`.
+
+use std::time::{Duration, Instant};
+
+use super::proxy::{Proxy, ProxyOptions};
+use super::runner::drive::RowResult;
+use super::runner::summary::{summarize, Summary, SummaryInput};
+use super::selftest::{
+    run_rows, runnable, start_fixture, Chromium, SelfTestOptions, Slots, HOSTS, OWN_ORIGIN,
+};
+use super::Vectors;
+
+/// The name the certification line gives the proxy.
+pub const GUARD_NAME: &str = "slicc-browsers-proxy";
+
+/// The transport rows name: the proxy speaks CDP.
+pub const TRANSPORT: &str = "cdp";
+
+/// One slot's browser and the proxy in front of it. The proxy goes first when the slot is
+/// dropped, then the browser (its process group killed).
+struct Guarded {
+    proxy: Proxy,
+    chromium: Chromium,
+}
+
+impl Drop for Guarded {
+    fn drop(&mut self) {
+        self.proxy.close();
+        self.chromium.kill();
+    }
+}
+
+/// What a certification run found.
+#[derive(Debug, Clone)]
+pub struct CertifyReport {
+    /// Every row, in set order, with what its legs recorded.
+    pub rows: Vec<RowResult>,
+    /// The summary and its `GUARD-PASS` / `GUARD-FAIL` line.
+    pub summary: Summary,
+    /// How long it took.
+    pub elapsed: Duration,
+}
+
+/// Runs `set`'s runnable vectors through the proxy (the targets, variants, ids and slots of
+/// `options`, which are the self-test's), calling `on_row` as each row is judged.
+///
+/// A run limited by targets, variants or ids misses rows and so ends in `GUARD-FAIL`, as any
+/// partial certification does.
+pub fn certify(
+    set: &Vectors,
+    options: &SelfTestOptions,
+    on_row: &(dyn Fn(&RowResult) + Sync),
+) -> Result<CertifyReport, String> {
+    let fixture = start_fixture(&options.chromium)?;
+    let started = Instant::now();
+    let runnable = runnable(set);
+    let (program, port) = (options.chromium.clone(), fixture.port());
+    let guard = Slots::new(
+        options.parallel,
+        Box::new(move || {
+            let chromium = Chromium::launch(&program, &HOSTS, port)?;
+            let mut proxy_options = ProxyOptions::new(&chromium.http_url());
+            proxy_options.origins = vec![OWN_ORIGIN.to_string()];
+            let proxy = Proxy::start(proxy_options).map_err(|e| format!("guard proxy: {e}"))?;
+            Ok(Guarded { proxy, chromium })
+        }),
+        |g: &Guarded| (g.proxy.websocket_url(), g.chromium.ws_url().to_string()),
+        TRANSPORT,
+        options.call_timeout,
+    );
+    let results = run_rows(&runnable, options, &fixture, &guard, on_row);
+    drop(guard);
+    fixture.close();
+    let rows = results?;
+    let judged: Vec<_> = rows.iter().map(|r| r.row.clone()).collect();
+    let variants = (!options.variants.is_empty()).then_some(options.variants.as_slice());
+    let summary = summarize(SummaryInput {
+        guard: GUARD_NAME,
+        sha: env!("CARGO_PKG_VERSION"),
+        set,
+        scope: None,
+        variants,
+        transports: &[TRANSPORT.to_string()],
+        rows: &judged,
+    });
+    Ok(CertifyReport {
+        rows,
+        summary,
+        elapsed: started.elapsed(),
+    })
+}
