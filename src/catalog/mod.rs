@@ -30,6 +30,8 @@ pub use browser::{Browser, LinuxBrowser, MacosBrowser, WindowsBrowser};
 pub use enums::{Channel, Engine, Os};
 #[cfg(feature = "protected")]
 pub(crate) use origin::default_port;
+#[cfg(any(feature = "protected", feature = "launch"))]
+pub use origin::NotAnOrigin;
 pub use origin::{split_host_port, Origin};
 pub use paths::{home_dir, join_path, six_path_key, Env};
 use patterns::Patterns;

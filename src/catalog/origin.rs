@@ -9,8 +9,11 @@ use super::Seven;
 /// A `scheme://host[:port]` origin, normalised: scheme and host in lower case, the scheme's
 /// default port (443 for https and wss, 80 for http and ws) left out.
 ///
-/// This reads the canonical URLs a browser reports (`/json/list`) and the origins a user passes;
-/// it is not a WHATWG parser (the `protected` feature has one for security decisions).
+/// Two readers make one: [`Origin::parse`] takes the origin of a URL leniently (the canonical
+/// URLs a browser reports in `/json/list`: any path, query, fragment or user info is dropped,
+/// the host is taken as written), and [`Origin::parse_extra`] reads an extra seven origin that
+/// a user gives (`--origin`, `--page`) strictly, by the URL Standard, as the protected-origin
+/// matcher compares it (features `protected` or `launch`).
 ///
 /// ```
 /// use slicc_browsers::catalog::Origin;
@@ -72,8 +75,93 @@ pub(crate) fn default_port(scheme: &str) -> Option<u16> {
     }
 }
 
+/// Why a text is not an extra origin ([`Origin::parse_extra`]); its `Display` is the message.
+#[cfg(any(feature = "protected", feature = "launch"))]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotAnOrigin {
+    /// The URL Standard does not parse it: the `url` crate's message.
+    Unparsable(String),
+    /// It has no host (`localhost:5710` is the scheme `localhost` with the path `5710`).
+    NoHost,
+    /// It has user info (`http://user@host`).
+    UserInfo,
+    /// It has a path other than `/`, a query or a fragment (even an empty `?` or `#`).
+    PathQueryOrFragment,
+}
+
+#[cfg(any(feature = "protected", feature = "launch"))]
+impl fmt::Display for NotAnOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotAnOrigin::Unparsable(e) => write!(f, "not an origin: {e}"),
+            NotAnOrigin::NoHost => write!(f, "not an origin: it has no host"),
+            NotAnOrigin::UserInfo => write!(f, "not an origin: it has user info"),
+            NotAnOrigin::PathQueryOrFragment => {
+                write!(f, "not an origin: it has a path, query or fragment")
+            }
+        }
+    }
+}
+
+#[cfg(any(feature = "protected", feature = "launch"))]
+impl std::error::Error for NotAnOrigin {}
+
 impl Origin {
-    /// The origin of `url`, or `None` when it has no `scheme://host` authority or a bad port.
+    /// An extra seven origin as a user gives it (slicc-cli's `--origin` and `--page` origins,
+    /// a launch's extra origins, the `origins` of `protected.json`): `scheme://host[:port]`,
+    /// optionally with a trailing `/`, read by the URL Standard (the `url` crate) after
+    /// trimming whitespace. The host is as rule 3 of the protected origins reads it: IDNA
+    /// applied, percent escapes decoded, an IPv4 address in its dotted form, an IPv6 literal
+    /// compressed in brackets, lower case, one trailing dot dropped; the scheme's default port
+    /// is left out.
+    ///
+    /// This is the one reader of extra origins: the protected-origin matcher
+    /// (`protected::Matcher::new`) and a launch's discard exceptions (`launch::seven_sites`)
+    /// both call it, so a value one accepts the other accepts, with the same host. Unlike
+    /// [`Origin::parse`] it refuses what is not an origin: user info, a path, a query or a
+    /// fragment.
+    ///
+    /// ```
+    /// use slicc_browsers::catalog::{NotAnOrigin, Origin};
+    /// let o = Origin::parse_extra(" HTTP://LocalHost.:05710/ ").unwrap();
+    /// assert_eq!(o.to_string(), "http://localhost:5710");
+    /// assert_eq!(Origin::parse_extra("http://0x7f.1:80").unwrap().to_string(), "http://127.0.0.1");
+    /// assert_eq!(Origin::parse_extra("http://user@127.0.0.1:5710"), Err(NotAnOrigin::UserInfo));
+    /// assert_eq!(Origin::parse_extra("http://127.0.0.1:5710/app"), Err(NotAnOrigin::PathQueryOrFragment));
+    /// assert_eq!(Origin::parse_extra("localhost:5710"), Err(NotAnOrigin::NoHost));
+    /// ```
+    #[cfg(any(feature = "protected", feature = "launch"))]
+    pub fn parse_extra(text: &str) -> Result<Origin, NotAnOrigin> {
+        let url =
+            url::Url::parse(text.trim()).map_err(|e| NotAnOrigin::Unparsable(e.to_string()))?;
+        let host = match url.host_str() {
+            Some(h) if !h.is_empty() => h,
+            _ => return Err(NotAnOrigin::NoHost),
+        };
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(NotAnOrigin::UserInfo);
+        }
+        if !matches!(url.path(), "" | "/") || url.query().is_some() || url.fragment().is_some() {
+            return Err(NotAnOrigin::PathQueryOrFragment);
+        }
+        let host = host.strip_suffix('.').unwrap_or(host).to_ascii_lowercase();
+        if host.is_empty() {
+            return Err(NotAnOrigin::NoHost);
+        }
+        Ok(Origin {
+            scheme: url.scheme().to_string(),
+            host,
+            port: url.port(),
+        })
+    }
+
+    /// The origin of `url`, read leniently, or `None` when it has no `scheme://host` authority
+    /// or a bad port.
+    ///
+    /// For the canonical URLs a browser reports: user info, path, query and fragment are
+    /// dropped, and the host is taken as written (lower-cased, no IDNA, escapes or number
+    /// forms). An extra origin a user gives is read by [`Origin::parse_extra`] instead.
     pub fn parse(url: &str) -> Option<Origin> {
         let url = url.trim();
         let colon = url.find(':')?;

@@ -29,7 +29,8 @@ pub enum Error {
         /// The snap name given.
         snap: String,
     },
-    /// An extra seven origin that is not a `scheme://host[:port]` origin.
+    /// An extra seven origin that is not a `scheme://host[:port]` origin (as
+    /// [`Origin::parse_extra`](crate::catalog::Origin::parse_extra) reads it).
     InvalidOrigin {
         /// The text given.
         origin: String,

@@ -49,6 +49,11 @@ pub fn chrome_time_now() -> u64 {
 /// The sites seven's tabs are kept on: `seven.sitePattern`, then the host of each extra seven
 /// origin, without duplicates.
 ///
+/// An extra origin is read by [`Origin::parse_extra`], the protected-origin matcher's reader,
+/// so it fails with [`Error::InvalidOrigin`] where the matcher refuses the origin (user info, a
+/// path, query or fragment), and its host is the one the matcher compares (`http://0x7f.1:5710`
+/// gives `127.0.0.1`, `http://LOCALHOST.:5710` gives `localhost`).
+///
 /// ```
 /// let cat = slicc_browsers::shared_catalog();
 /// let sites = slicc_browsers::launch::seven_sites(cat, &["http://127.0.0.1:5710"]).unwrap();
@@ -61,11 +66,13 @@ pub fn seven_sites<S: AsRef<str>>(
     let mut sites = vec![catalog.seven.site_pattern.clone()];
     for origin in extra_origins {
         let origin = origin.as_ref();
-        let host = Origin::parse(origin)
-            .map(|o| o.host)
-            .ok_or_else(|| Error::InvalidOrigin {
-                origin: origin.to_string(),
-            })?;
+        // The protected-origin matcher's reader: a value it refuses is refused here too.
+        let host =
+            Origin::parse_extra(origin)
+                .map(|o| o.host)
+                .map_err(|_| Error::InvalidOrigin {
+                    origin: origin.to_string(),
+                })?;
         if !sites.contains(&host) {
             sites.push(host);
         }

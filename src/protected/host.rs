@@ -4,9 +4,10 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use url::{Host, Url};
+use url::Host;
 
 use super::syntax::{trim_dot, unbracket};
+use crate::catalog::Origin;
 use crate::Error;
 
 /// A host as the URL Standard's host parser reads it, lower case and without one trailing dot.
@@ -87,7 +88,7 @@ pub(super) fn transitional_form(text: &str, which: &[char]) -> String {
     variant
 }
 
-/// An extra origin, normalised.
+/// An extra origin, normalised (an [`Origin`] and the text it was read from).
 #[derive(Debug, Clone)]
 pub(super) struct Extra {
     /// As given, for messages.
@@ -100,33 +101,16 @@ pub(super) struct Extra {
 }
 
 impl Extra {
-    /// Parses extra origin number `i`.
+    /// Parses extra origin number `i` by the crate's one reader of extra origins,
+    /// [`Origin::parse_extra`].
     pub(super) fn parse(i: usize, text: &str) -> Result<Extra, Error> {
-        let path = format!("extra origin {i} ({text:?})");
-        let url = Url::parse(text.trim())
-            .map_err(|e| Error::invalid(&path, format!("not an origin: {e}")))?;
-        let host = match url.host_str() {
-            Some(h) if !h.is_empty() => h,
-            _ => return Err(Error::invalid(path, "not an origin: it has no host")),
-        };
-        if !url.username().is_empty() || url.password().is_some() {
-            return Err(Error::invalid(path, "not an origin: it has user info"));
-        }
-        if !matches!(url.path(), "" | "/") || url.query().is_some() || url.fragment().is_some() {
-            return Err(Error::invalid(
-                path,
-                "not an origin: it has a path, query or fragment",
-            ));
-        }
-        let host = trim_dot(host).to_ascii_lowercase();
-        if host.is_empty() {
-            return Err(Error::invalid(path, "not an origin: it has no host"));
-        }
+        let origin = Origin::parse_extra(text)
+            .map_err(|e| Error::invalid(format!("extra origin {i} ({text:?})"), e.to_string()))?;
         Ok(Extra {
             text: text.trim().to_string(),
-            scheme: url.scheme().to_string(),
-            host,
-            port: url.port(),
+            scheme: origin.scheme,
+            host: origin.host,
+            port: origin.port,
         })
     }
 

@@ -39,7 +39,9 @@ pub struct Matcher {
 
 impl Matcher {
     /// A matcher for `origins` (the catalog's `protectedOrigins`) and the program's extra
-    /// origins, each `scheme://host[:port]` (a trailing `/` is allowed).
+    /// origins, each `scheme://host[:port]` (a trailing `/` is allowed), read by
+    /// [`Origin::parse_extra`](crate::catalog::Origin::parse_extra), the crate's one reader of
+    /// extra origins (a launch's discard exceptions use it too).
     ///
     /// Fails with [`Error::Invalid`] naming the value when an extra origin is not an origin
     /// (no host, a path, query, fragment or user info) or the catalog's lists are unusable.
