@@ -70,6 +70,16 @@ pub const PROTECTED_SCHEMA: &str = include_str!("../schema/protected.schema.json
 pub const PROTECTED: &str = include_str!("../protected.json");
 
 mod error;
+// The HTTP client discovery, launch and the guard's CDP client and proxy share (its types are
+// public as `discovery::{Http, Request}`).
+#[cfg(any(
+    feature = "discovery",
+    all(
+        not(target_os = "wasi"),
+        any(feature = "guard-runner", feature = "guard-proxy")
+    )
+))]
+mod http;
 #[cfg(feature = "serde")]
 mod json;
 pub mod ports;

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::host::{Http, Request};
 use super::output::Source;
+use crate::http::{Http, Request};
 
 /// The largest `/json/version` body read; a longer one counts as no answer.
 pub(crate) const VERSION_LIMIT: usize = 256 * 1024;

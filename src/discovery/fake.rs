@@ -4,8 +4,10 @@ use std::collections::BTreeMap;
 
 use crate::catalog::Os;
 
-use super::flag::{authority, normalise_host};
-use super::host::{DirEntry, FileKind, Host, Http, Request};
+use super::flag::normalise_host;
+use super::host::{DirEntry, FileKind, Host};
+use crate::http::authority;
+use crate::http::{Http, Request};
 
 /// A fake machine: a file tree, an environment, a process list and HTTP servers, all in
 /// memory. It never touches the real machine, so it runs anywhere, `wasm32-wasip1` included.

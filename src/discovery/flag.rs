@@ -32,15 +32,6 @@ pub(crate) fn normalise_host(host: &str) -> String {
     }
 }
 
-/// `host:port`, with brackets around an IPv6 host.
-pub(crate) fn authority(host: &str, port: u16) -> String {
-    if host.contains(':') {
-        format!("[{host}]:{port}")
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
 /// A port from 1 to 65535 in decimal digits.
 fn parse_port(text: &str) -> Option<u16> {
     if text.is_empty() || text.len() > 5 || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -134,6 +125,7 @@ pub(crate) fn collect(urls: &[String], out: &mut Vec<Candidate>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::authority;
 
     #[test]
     fn forms_parse() {

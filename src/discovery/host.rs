@@ -2,6 +2,8 @@
 //! runs on the real machine ([`SystemHost`](super::SystemHost)) and on a corpus case
 //! ([`FakeHost`](super::FakeHost)).
 
+use crate::http::{Http, Request};
+
 /// What a directory listing says about one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirEntry {
@@ -18,35 +20,6 @@ pub enum FileKind {
     File,
     /// A directory.
     Dir,
-}
-
-/// An HTTP GET to make: `http://<host>:<port><path>`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Request {
-    /// The host: an IP address or a name, without brackets for IPv6.
-    pub host: String,
-    /// The TCP port.
-    pub port: u16,
-    /// The path, starting with `/`.
-    pub path: String,
-    /// The largest body accepted; a longer one counts as [`Http::NoAnswer`].
-    pub limit: usize,
-}
-
-/// The outcome of an HTTP GET (§2.1 of the discovery rules).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Http {
-    /// Nothing listens on the port (or it could not be reached).
-    Refused,
-    /// The port took the connection but gave no usable HTTP answer in time.
-    NoAnswer,
-    /// An HTTP answer.
-    Response {
-        /// The status code.
-        status: u16,
-        /// The body, at most the request's limit.
-        body: Vec<u8>,
-    },
 }
 
 /// Everything discovery reads from a machine.

@@ -5,9 +5,9 @@ use serde_json::Value;
 use crate::catalog::{Catalog, SourceRank};
 
 use super::candidate::Found;
-use super::flag::authority;
-use super::host::Http;
 use super::output::{Endpoint, SevenTab, Source};
+use crate::http::authority;
+use crate::http::Http;
 
 /// One endpoint: the candidates that found the same host and port, reduced to the winner.
 #[derive(Debug, Clone)]

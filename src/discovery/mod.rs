@@ -39,14 +39,15 @@ mod six;
 mod user_data;
 
 #[cfg(not(target_os = "wasi"))]
-pub(crate) mod http;
-#[cfg(not(target_os = "wasi"))]
 mod system;
 
 pub use active_port::parse_active_port;
 pub use fake::FakeHost;
 pub use flag::{parse_cdp, CdpTarget};
-pub use host::{DirEntry, FileKind, Host, Http, Request};
+pub use host::{DirEntry, FileKind, Host};
+// The HTTP request and outcome types live in the crate's low-level HTTP client (`crate::http`),
+// which guard and launch use too; `discovery::{Http, Request}` stay their public paths.
+pub use crate::http::{Http, Request};
 pub use output::{Endpoint, Entry, Installed, Kind, Output, SevenTab, Source};
 pub use process::{parse_cim, parse_command, parse_ps, Process, ProcessFlags};
 pub use rank::{installed_passes, installed_tier, rank};

@@ -6,7 +6,8 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::host::{DirEntry, FileKind, Host, Http, Request};
+use super::host::{DirEntry, FileKind, Host};
+use crate::http::{Http, Request};
 
 /// How many requests or connection checks run at once.
 const PARALLEL: usize = 32;
@@ -207,7 +208,7 @@ impl Host for SystemHost {
     }
 
     fn http_get(&self, request: &Request) -> Http {
-        super::http::get(request, self.connect_timeout, self.response_timeout)
+        crate::http::get(request, self.connect_timeout, self.response_timeout)
     }
 
     fn http_get_all(&self, requests: &[Request]) -> Vec<Http> {
@@ -215,7 +216,7 @@ impl Host for SystemHost {
     }
 
     fn connect(&self, host: &str, port: u16) -> bool {
-        super::http::connect(host, port, self.connect_timeout).is_some()
+        crate::http::connect(host, port, self.connect_timeout).is_some()
     }
 
     fn connect_all(&self, targets: &[(String, u16)]) -> Vec<bool> {

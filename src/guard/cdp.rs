@@ -50,7 +50,7 @@ use tungstenite::protocol::{WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::runner::{CallError, Event, Transport};
-use crate::discovery::{Http, Request};
+use crate::http::{Http, Request};
 
 /// The most anomalies [`CdpClient::errors`] keeps; later ones are counted in a last entry.
 pub const MAX_ERRORS: usize = 100;
@@ -390,7 +390,7 @@ pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallEr
         path: "/json/version".into(),
         limit: VERSION_LIMIT,
     };
-    match crate::discovery::http::get(&request, timeout, timeout) {
+    match crate::http::get(&request, timeout, timeout) {
         Http::Refused => Err(fail("connection refused".into())),
         Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
         Http::Response { status: 200, body } => {
@@ -421,7 +421,7 @@ impl CdpClient {
         let (host, port, _) =
             split_url(ws_url, "ws", 80).ok_or_else(|| fail("not a ws://host:port URL".into()))?;
         let connect_timeout = options.connect_timeout.max(Duration::from_millis(1));
-        let stream = crate::discovery::http::connect(&host, port, connect_timeout)
+        let stream = crate::http::connect(&host, port, connect_timeout)
             .ok_or_else(|| fail(format!("cannot connect to {host}:{port}")))?;
         let setup = |e: io::Error| fail(format!("cannot set up the socket: {e}"));
         stream.set_nodelay(true).map_err(setup)?;

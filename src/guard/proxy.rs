@@ -36,7 +36,7 @@ use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::policy::Policy;
-use crate::discovery::{Http, Request};
+use crate::http::{Http, Request};
 use crate::protected::{Matcher, Opener};
 
 /// The largest request head the proxy reads from a client.
@@ -237,7 +237,7 @@ fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
         limit: JSON_LIMIT,
     };
     let t = Duration::from_secs(5);
-    match crate::discovery::http::get(&request, t, t) {
+    match crate::http::get(&request, t, t) {
         Http::Refused => Err(format!("{host}:{port}{path}: connection refused")),
         Http::NoAnswer => Err(format!("{host}:{port}{path}: no complete answer in time")),
         Http::Response { status: 200, body } => {
@@ -653,7 +653,7 @@ fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
 fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
     let url = &context.upstream_ws;
     let (host, port, _) = split_url(url, "ws", 80).ok_or_else(|| format!("{url}: not ws://"))?;
-    let stream = crate::discovery::http::connect(&host, port, Duration::from_secs(5))
+    let stream = crate::http::connect(&host, port, Duration::from_secs(5))
         .ok_or_else(|| format!("cannot connect to the browser at {host}:{port}"))?;
     let setup = |e: io::Error| format!("cannot set up the browser socket: {e}");
     stream.set_nodelay(true).map_err(setup)?;

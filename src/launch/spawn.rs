@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::catalog::{ActivePort, Os};
-use crate::discovery::{Http, Request};
+use crate::http::{Http, Request};
 use crate::Catalog;
 
 use super::{
@@ -187,7 +187,7 @@ pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error
         path: path.to_string(),
         limit: MAX_RESPONSE,
     };
-    match crate::discovery::http::get(&request, timeout, timeout) {
+    match crate::http::get(&request, timeout, timeout) {
         Http::Refused => Err(fail("connection refused".into())),
         Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
         Http::Response { status: 200, body } => {

@@ -41,15 +41,15 @@ impl StandIn for RemoteStandIn {
     }
 
     fn since(&self, mark: u64, tag: &str) -> Vec<LogEntry> {
-        let request = crate::discovery::Request {
+        let request = crate::http::Request {
             host: self.host.clone(),
             port: self.port,
             path: format!("/log?n={tag}"),
             limit: 64 << 20,
         };
         let timeout = Duration::from_secs(5);
-        match crate::discovery::http::get(&request, timeout, timeout) {
-            crate::discovery::Http::Response { status: 200, body } => {
+        match crate::http::get(&request, timeout, timeout) {
+            crate::http::Http::Response { status: 200, body } => {
                 serde_json::from_slice::<Value>(&body)
                     .ok()
                     .and_then(|v| v.get("hits").cloned())

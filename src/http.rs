@@ -1,15 +1,64 @@
-//! A small HTTP/1.1 client over `TcpStream`: one GET, bounded in time and size.
+//! A small HTTP/1.1 client over `TcpStream`: one GET, bounded in time and size, and the
+//! request and outcome types every caller shares.
+//!
+//! Discovery checks endpoints with it ([`Host::http_get`](crate::discovery::Host::http_get) on
+//! the real machine), launch waits for the browser it started, and the guard's CDP client and
+//! proxy read `/json/version` and open their WebSocket connections with it. It sits below all
+//! of them (features `discovery`, `guard-runner` and `guard-proxy`), so none of them imports
+//! another for it. The types are public as [`discovery::Request`](crate::discovery::Request)
+//! and [`discovery::Http`](crate::discovery::Http); the client (`get`, `connect`) is
+//! crate-private and not on `wasm32-wasip1`.
 
+#[cfg(not(target_os = "wasi"))]
 use std::io::{ErrorKind, Read, Write};
+#[cfg(not(target_os = "wasi"))]
 use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
+#[cfg(not(target_os = "wasi"))]
 use std::time::{Duration, Instant};
 
-use super::flag::authority;
-use super::host::{Http, Request};
+/// An HTTP GET to make: `http://<host>:<port><path>`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Request {
+    /// The host: an IP address or a name, without brackets for IPv6.
+    pub host: String,
+    /// The TCP port.
+    pub port: u16,
+    /// The path, starting with `/`.
+    pub path: String,
+    /// The largest body accepted; a longer one counts as [`Http::NoAnswer`].
+    pub limit: usize,
+}
 
+/// The outcome of an HTTP GET (§2.1 of the discovery rules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Http {
+    /// Nothing listens on the port (or it could not be reached).
+    Refused,
+    /// The port took the connection but gave no usable HTTP answer in time.
+    NoAnswer,
+    /// An HTTP answer.
+    Response {
+        /// The status code.
+        status: u16,
+        /// The body, at most the request's limit.
+        body: Vec<u8>,
+    },
+}
+
+/// `host:port`, with brackets around an IPv6 host.
+pub(crate) fn authority(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+#[cfg(not(target_os = "wasi"))]
 /// The largest status line and header block read.
 const HEADER_LIMIT: usize = 64 * 1024;
 
+#[cfg(not(target_os = "wasi"))]
 /// The addresses of `host:port`: an IP literal as is, a name through the resolver.
 fn addresses(host: &str, port: u16) -> Vec<SocketAddr> {
     if let Ok(ip) = host.parse::<IpAddr>() {
@@ -21,6 +70,7 @@ fn addresses(host: &str, port: u16) -> Vec<SocketAddr> {
         .unwrap_or_default()
 }
 
+#[cfg(not(target_os = "wasi"))]
 /// A connection to `host:port` within `timeout` per address.
 pub(crate) fn connect(host: &str, port: u16, timeout: Duration) -> Option<TcpStream> {
     addresses(host, port)
@@ -28,6 +78,7 @@ pub(crate) fn connect(host: &str, port: u16, timeout: Duration) -> Option<TcpStr
         .find_map(|addr| TcpStream::connect_timeout(&addr, timeout).ok())
 }
 
+#[cfg(not(target_os = "wasi"))]
 /// One GET: refused when no connection is made, no answer when the whole response does not
 /// arrive before `deadline` or is malformed or too large.
 pub(crate) fn get(
@@ -82,6 +133,7 @@ pub(crate) fn get(
     }
 }
 
+#[cfg(not(target_os = "wasi"))]
 /// Parses a response: `None` while incomplete, `Some(Err)` when malformed or too large.
 /// With `eof`, a body without a length runs to the end.
 fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
@@ -144,6 +196,7 @@ fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
     Some(Ok(Http::Response { status, body }))
 }
 
+#[cfg(not(target_os = "wasi"))]
 /// Decodes a chunked body: `None` while incomplete.
 fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
     let mut body = Vec::new();
@@ -171,11 +224,12 @@ fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
     }
 }
 
+#[cfg(not(target_os = "wasi"))]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(target_os = "wasi")))]
 mod tests {
     use super::*;
 
