@@ -10,14 +10,12 @@
 //! summed up by [`summarize`] into `GUARD-PASS slicc-browsers-proxy@<version> (vectors
 //! slicc-browsers@<setVersion>)` or `GUARD-FAIL …`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::proxy::{Proxy, ProxyOptions};
 use super::runner::drive::RowResult;
 use super::runner::summary::{summarize, Summary, SummaryInput};
-use super::selftest::{
-    run_rows, runnable, start_fixture, Chromium, SelfTestOptions, Slots, HOSTS, OWN_ORIGIN,
-};
+use super::selftest::{run_in_chromium, Chromium, SelfTestOptions, HOSTS, OWN_ORIGIN};
 use super::Vectors;
 
 /// The name the certification line gives the proxy.
@@ -61,27 +59,20 @@ pub fn certify(
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&RowResult) + Sync),
 ) -> Result<CertifyReport, String> {
-    let fixture = start_fixture(&options.chromium)?;
-    let started = Instant::now();
-    let runnable = runnable(set);
-    let (program, port) = (options.chromium.clone(), fixture.port());
-    let guard = Slots::new(
-        options.parallel,
-        Box::new(move || {
-            let chromium = Chromium::launch(&program, &HOSTS, port)?;
+    let (rows, elapsed) = run_in_chromium(
+        set,
+        options,
+        |program, port| {
+            let chromium = Chromium::launch(program, &HOSTS, port)?;
             let mut proxy_options = ProxyOptions::new(&chromium.http_url());
             proxy_options.origins = vec![OWN_ORIGIN.to_string()];
             let proxy = Proxy::start(proxy_options).map_err(|e| format!("guard proxy: {e}"))?;
             Ok(Guarded { proxy, chromium })
-        }),
+        },
         |g: &Guarded| (g.proxy.websocket_url(), g.chromium.ws_url().to_string()),
         TRANSPORT,
-        options.call_timeout,
-    );
-    let results = run_rows(&runnable, options, &fixture, &guard, on_row);
-    drop(guard);
-    fixture.close();
-    let rows = results?;
+        on_row,
+    )?;
     let judged: Vec<_> = rows.iter().map(|r| r.row.clone()).collect();
     let variants = (!options.variants.is_empty()).then_some(options.variants.as_slice());
     let summary = summarize(SummaryInput {
@@ -96,6 +87,6 @@ pub fn certify(
     Ok(CertifyReport {
         rows,
         summary,
-        elapsed: started.elapsed(),
+        elapsed,
     })
 }

@@ -409,16 +409,8 @@ impl<B: Send> Guard for Slots<B> {
     }
 }
 
-/// The rows of `set`'s runnable vectors that `options` selects, run by `guard` against a
-/// stand-in on `fixture` with the self-test's origins (see the module docs). Returns the
-/// judged rows in set order.
-pub(crate) fn run_rows(
-    set: &Vectors,
-    options: &SelfTestOptions,
-    fixture: &Arc<Fixture>,
-    guard: &dyn Guard,
-    on_row: &(dyn Fn(&RowResult) + Sync),
-) -> Result<Vec<RowResult>, String> {
+/// The run options of `options`' rows, with the self-test's origins (see the module docs).
+fn run_options(options: &SelfTestOptions) -> RunOptions {
     let mut run = RunOptions {
         origins: origins_for(""),
         targets: options.targets.clone(),
@@ -430,13 +422,11 @@ pub(crate) fn run_rows(
     for t in crate::guard::PROTECTED_TARGETS {
         run.target_origins.insert(t.to_string(), origins_for(t));
     }
-    count_rows(set, &run)?;
-    let stand_in: Arc<dyn StandIn> = Arc::clone(fixture) as Arc<dyn StandIn>;
-    drive::run(set, guard, stand_in, &run, on_row)
+    run
 }
 
 /// `set` with only its runnable vectors (text vectors are not rows of a run in a browser).
-pub(crate) fn runnable(set: &Vectors) -> Vectors {
+fn runnable(set: &Vectors) -> Vectors {
     Vectors {
         vectors: set
             .vectors
@@ -448,15 +438,48 @@ pub(crate) fn runnable(set: &Vectors) -> Vectors {
     }
 }
 
-/// Starts the stand-in on a random loopback port, after checking that `chromium` exists.
-pub(crate) fn start_fixture(chromium: &str) -> Result<Arc<Fixture>, String> {
-    if !Path::new(chromium).exists() {
-        return Err(format!("{chromium} is not installed"));
+/// How many rows a self-test (or `guard certify`) with `options` runs of `set`.
+pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, String> {
+    count_rows(&runnable(set), &run_options(options))
+}
+
+/// Runs the rows of `set`'s runnable vectors that `options` selects in headless Chromium, one
+/// slot's browser (or browser and guard) made by `launch(program, stand_in_port)`, each leg's
+/// guarded client and observer connected to the two URLs `endpoints` gives. The stand-in is
+/// started first and closed last, after every slot's browser is gone. Returns the judged rows
+/// in set order and how long the run took.
+pub(crate) fn run_in_chromium<B: Send + 'static>(
+    set: &Vectors,
+    options: &SelfTestOptions,
+    launch: fn(&str, u16) -> Result<B, String>,
+    endpoints: fn(&B) -> (String, String),
+    transport: &'static str,
+    on_row: &(dyn Fn(&RowResult) + Sync),
+) -> Result<(Vec<RowResult>, Duration), String> {
+    if !Path::new(&options.chromium).exists() {
+        return Err(format!("{} is not installed", options.chromium));
     }
-    Ok(Arc::new(
+    let fixture = Arc::new(
         Fixture::start(FixtureOptions::default())
             .map_err(|e| format!("cannot start the stand-in: {e}"))?,
-    ))
+    );
+    let started = Instant::now();
+    let runnable = runnable(set);
+    let run = run_options(options);
+    let (program, port) = (options.chromium.clone(), fixture.port());
+    let guard = Slots::new(
+        run.parallel,
+        Box::new(move || launch(&program, port)),
+        endpoints,
+        transport,
+        options.call_timeout,
+    );
+    let stand_in: Arc<dyn StandIn> = Arc::clone(&fixture) as Arc<dyn StandIn>;
+    let results = drive::run(&runnable, &guard, stand_in, &run, on_row);
+    // The browsers go first (their process groups killed), then the stand-in.
+    drop(guard);
+    fixture.close();
+    Ok((results?, started.elapsed()))
 }
 
 /// What the self-test runs.
@@ -612,40 +635,27 @@ pub fn selftest(
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&SelfTestRow) + Sync),
 ) -> Result<SelfTestReport, String> {
-    let fixture = start_fixture(&options.chromium)?;
-    let started = Instant::now();
-    let runnable = runnable(set);
-    let (program, port) = (options.chromium.clone(), fixture.port());
-    let guard = Slots::new(
-        options.parallel,
-        Box::new(move || Chromium::launch(&program, &HOSTS, port)),
+    let judged = |result: &RowResult| {
+        let v = set.vector(&result.row.id)?;
+        Some(SelfTestRow {
+            verdict: verdict(v, result),
+            result: result.clone(),
+        })
+    };
+    let (results, elapsed) = run_in_chromium(
+        set,
+        options,
+        |program, port| Chromium::launch(program, &HOSTS, port),
         |b: &Chromium| (b.ws_url().to_string(), b.ws_url().to_string()),
         "chromium",
-        options.call_timeout,
-    );
-    let results = run_rows(&runnable, options, &fixture, &guard, &|result| {
-        if let Some(v) = runnable.vector(&result.row.id) {
-            on_row(&SelfTestRow {
-                result: result.clone(),
-                verdict: verdict(v, result),
-            });
-        }
-    });
-    // The browsers go first (their process groups killed), then the stand-in.
-    drop(guard);
-    fixture.close();
-    let rows = results?
-        .into_iter()
-        .filter_map(|result| {
-            let v = runnable.vector(&result.row.id)?;
-            Some(SelfTestRow {
-                verdict: verdict(v, &result),
-                result,
-            })
-        })
-        .collect();
+        &|result| {
+            if let Some(row) = judged(result) {
+                on_row(&row);
+            }
+        },
+    )?;
     Ok(SelfTestReport {
-        rows,
-        elapsed: started.elapsed(),
+        rows: results.iter().filter_map(judged).collect(),
+        elapsed,
     })
 }

@@ -2,7 +2,7 @@
 //!
 //! With feature `protected`, [`Matcher`] implements the rules of the catalog's
 //! `protectedOrigins` (the spec's "Protected origins" section) for URLs, CDP targets, cookie
-//! domains and storage keys. With feature `corpus`, [`vectors()`] gives the shipped
+//! domains and storage keys. With feature `corpus`, `vectors()` gives the shipped
 //! `protected.json` vectors that every implementation runs.
 //!
 //! ```

@@ -10,7 +10,7 @@ use serde_json::Value;
 use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
 use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::runner::drive::{
-    self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RunOptions, StandIn,
+    self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RowResult, RunOptions, StandIn,
 };
 use slicc_browsers::guard::runner::expand::Origins;
 use slicc_browsers::guard::runner::judge::CapabilitySet;
@@ -105,39 +105,59 @@ fn parallel(args: &mut Args) -> Result<usize, String> {
     }
 }
 
-/// The options `guard selftest` and `guard certify` share: which rows, in which Chromium.
-fn browser_run(args: &mut Args) -> Result<SelfTestOptions, String> {
-    Ok(SelfTestOptions {
-        chromium: args
-            .value("--chromium")?
-            .unwrap_or_else(|| selftest::CHROMIUM.to_string()),
-        targets: args.values("--target")?,
-        variants: args.values("--variant")?,
-        ids: args.values("--id")?,
-        parallel: parallel(args)?,
-        ..SelfTestOptions::default()
-    })
+/// What `guard selftest` and `guard certify` share: the set, which rows in which Chromium,
+/// `--json`, `--records DIR` (created) and the progress line.
+struct BrowserRun {
+    set: Vectors,
+    options: SelfTestOptions,
+    json: bool,
+    records: Option<String>,
+    progress: Progress,
 }
 
-/// How many rows of `set`'s runnable vectors `options` selects.
-fn total_rows(set: &Vectors, options: &SelfTestOptions) -> Result<usize, String> {
-    let runnable = Vectors {
-        vectors: set
-            .vectors
-            .iter()
-            .filter(|v| v.is_runnable())
-            .cloned()
-            .collect(),
-        ..set.clone()
-    };
-    let run = RunOptions {
-        origins: Origins::new(),
-        targets: options.targets.clone(),
-        variants: options.variants.clone(),
-        ids: options.ids.clone(),
-        ..RunOptions::default()
-    };
-    count_rows(&runnable, &run)
+impl BrowserRun {
+    fn parse(mut args: Args) -> Result<BrowserRun, String> {
+        let set = vectors(&mut args)?;
+        let options = SelfTestOptions {
+            chromium: args
+                .value("--chromium")?
+                .unwrap_or_else(|| selftest::CHROMIUM.to_string()),
+            targets: args.values("--target")?,
+            variants: args.values("--variant")?,
+            ids: args.values("--id")?,
+            parallel: parallel(&mut args)?,
+            ..SelfTestOptions::default()
+        };
+        let json = args.flag("--json");
+        let records = args.value("--records")?;
+        args.finish()?;
+        if let Some(dir) = &records {
+            std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
+        }
+        let progress = Progress::new(selftest::rows_selected(&set, &options)?);
+        Ok(BrowserRun {
+            set,
+            options,
+            json,
+            records,
+            progress,
+        })
+    }
+
+    /// Notes a judged row: progress, and what its legs recorded when `keep` and `--records`.
+    fn row_done(&self, result: &RowResult, keep: bool) {
+        let r = &result.row;
+        self.progress
+            .tick(&format!("{} {} {}", r.id, r.target, r.variant));
+        if let (Some(dir), true) = (&self.records, keep) {
+            let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
+            let body = serde_json::json!({ "row": r, "records": result.records });
+            let _ = std::fs::write(
+                &file,
+                serde_json::to_string_pretty(&body).unwrap_or_default(),
+            );
+        }
+    }
 }
 
 /// `wall time <s>s, <r> rows/minute at --parallel <n>`.
@@ -155,21 +175,13 @@ fn wall_time(elapsed: std::time::Duration, rows: usize, parallel: usize) -> Stri
 }
 
 /// `guard selftest`.
-pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
-    let set = vectors(&mut args)?;
-    let options = browser_run(&mut args)?;
-    let json = args.flag("--json");
-    let records = args.value("--records")?;
-    args.finish()?;
-    if let Some(dir) = &records {
-        std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
-    }
-    let progress = Progress::new(total_rows(&set, &options)?);
+pub fn selftest(args: Args) -> Result<ExitCode, String> {
+    let run = BrowserRun::parse(args)?;
     let stdout = Mutex::new(std::io::stdout());
-    let report = selftest::selftest(&set, &options, &|row| {
+    let report = selftest::selftest(&run.set, &run.options, &|row| {
         let r = &row.result.row;
-        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
-        if json {
+        run.row_done(&row.result, matches!(row.verdict, Verdict::Misbehaved(_)));
+        if run.json {
             let mut line = serde_json::to_value(r).unwrap_or(Value::Null);
             let (verdict, why) = match &row.verdict {
                 Verdict::Behaved => ("behaved", Vec::new()),
@@ -186,16 +198,8 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             let _ = writeln!(out, "{line}");
         }
-        if let (Some(dir), Verdict::Misbehaved(_)) = (&records, &row.verdict) {
-            let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
-            let body = serde_json::json!({ "row": r, "records": row.result.records });
-            let _ = std::fs::write(
-                &file,
-                serde_json::to_string_pretty(&body).unwrap_or_default(),
-            );
-        }
     })?;
-    progress.end();
+    run.progress.end();
     let mut out = std::io::stdout().lock();
     for row in &report.rows {
         if let Verdict::Misbehaved(why) = &row.verdict {
@@ -214,7 +218,7 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
     let _ = writeln!(
         out,
         "{}",
-        wall_time(report.elapsed, report.rows.len(), options.parallel)
+        wall_time(report.elapsed, report.rows.len(), run.options.parallel)
     );
     let _ = writeln!(out, "{}", report.line());
     Ok(if report.misbehaved() > 0 {
@@ -225,34 +229,17 @@ pub fn selftest(mut args: Args) -> Result<ExitCode, String> {
 }
 
 /// `guard certify`: the crate's proxy in front of headless Chromium, every row through it.
-pub fn certify(mut args: Args) -> Result<ExitCode, String> {
-    let set = vectors(&mut args)?;
-    let options = browser_run(&mut args)?;
-    let json = args.flag("--json");
-    let records = args.value("--records")?;
-    args.finish()?;
-    if let Some(dir) = &records {
-        std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
-    }
-    let progress = Progress::new(total_rows(&set, &options)?);
-    let report = slicc_browsers::guard::certify::certify(&set, &options, &|result| {
-        let r = &result.row;
-        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
-        if json {
-            if let Ok(line) = serde_json::to_string(r) {
+pub fn certify(args: Args) -> Result<ExitCode, String> {
+    let run = BrowserRun::parse(args)?;
+    let report = slicc_browsers::guard::certify::certify(&run.set, &run.options, &|result| {
+        run.row_done(result, result.row.failed());
+        if run.json {
+            if let Ok(line) = serde_json::to_string(&result.row) {
                 println!("{line}");
             }
         }
-        if let (Some(dir), true) = (&records, r.failed()) {
-            let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
-            let body = serde_json::json!({ "row": r, "records": result.records });
-            let _ = std::fs::write(
-                &file,
-                serde_json::to_string_pretty(&body).unwrap_or_default(),
-            );
-        }
     })?;
-    progress.end();
+    run.progress.end();
     let mut out = std::io::stdout().lock();
     for result in &report.rows {
         let r = &result.row;
@@ -263,8 +250,8 @@ pub fn certify(mut args: Args) -> Result<ExitCode, String> {
             }
         }
     }
-    let limited =
-        !(options.targets.is_empty() && options.variants.is_empty() && options.ids.is_empty());
+    let o = &run.options;
+    let limited = !(o.targets.is_empty() && o.variants.is_empty() && o.ids.is_empty());
     if limited {
         let _ = writeln!(
             out,
@@ -283,7 +270,7 @@ pub fn certify(mut args: Args) -> Result<ExitCode, String> {
     let _ = writeln!(
         out,
         "{}",
-        wall_time(report.elapsed, report.rows.len(), options.parallel)
+        wall_time(report.elapsed, report.rows.len(), run.options.parallel)
     );
     let _ = writeln!(out, "{}", report.summary.line);
     Ok(if report.summary.pass {
