@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Map, Value};
 
 use crate::catalog::{Origin, Pref};
+use crate::json::pointer;
 use crate::Catalog;
 
 use super::profiles::is_six_dir_in;
@@ -190,13 +191,6 @@ fn not_a(at: &str, wanted: &str, found: &Value) -> Error {
     )
 }
 
-/// A JSON pointer for a key path, for messages.
-fn pointer(path: &[String]) -> String {
-    path.iter()
-        .map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1")))
-        .collect()
-}
-
 fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -346,6 +340,24 @@ fn resolved(path: &str) -> String {
                 head = parent;
             }
             _ => return path.display().to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_path_in_a_message_is_an_escaped_json_pointer() {
+        let mut root = serde_json::json!({"a/b": {"m~n": 1}});
+        let root = root.as_object_mut().unwrap();
+        let path = ["a/b".to_string(), "m~n".to_string(), "leaf".to_string()];
+        match parent_object(root, &path) {
+            Err(Error::Preferences { message, .. }) => {
+                assert_eq!(message, "/a~1b/m~0n is a number, not an object")
+            }
+            other => panic!("expected a Preferences error, got {other:?}"),
         }
     }
 }
