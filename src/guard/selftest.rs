@@ -214,6 +214,7 @@ impl Chromium {
         let child = command
             .spawn()
             .map_err(|e| format!("cannot start {program}: {e}"))?;
+        lock_launched().push((child.id(), dir.clone()));
         let mut browser = Chromium {
             child: Some(child),
             dir,
@@ -271,13 +272,8 @@ impl Chromium {
     /// Kills the browser's process group and removes its profile (what drop does).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // The browser leads its own process group (`process_group(0)`): kill the group, so its
-            // renderers and zygotes go with it.
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", "--", &format!("-{}", child.id())])
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status();
+            lock_launched().retain(|(pid, _)| *pid != child.id());
+            kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -285,6 +281,39 @@ impl Chromium {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// The browsers [`Chromium::launch`] started and nothing has killed yet: process group and
+/// profile dir.
+static LAUNCHED: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
+
+fn lock_launched() -> std::sync::MutexGuard<'static, Vec<(u32, PathBuf)>> {
+    LAUNCHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Kills the process group `pid` leads: a browser started with `process_group(0)`, so its
+/// renderers and zygotes go with it.
+fn kill_group(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+}
+
+/// Kills every browser [`Chromium::launch`] started in this process that is still running
+/// (its process group) and removes its profile; returns how many. For a program about to exit
+/// on a signal (Ctrl-C), where no destructor runs: each browser leads its own process group,
+/// so the terminal's interrupt does not reach it.
+pub fn kill_launched() -> usize {
+    let launched = std::mem::take(&mut *lock_launched());
+    for (pid, dir) in &launched {
+        kill_group(*pid);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    launched.len()
 }
 
 impl Drop for Chromium {

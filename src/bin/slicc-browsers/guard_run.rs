@@ -135,6 +135,7 @@ impl BrowserRun {
             std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
         }
         let progress = Progress::new(selftest::rows_selected(&set, &options)?);
+        crate::signals::stop_browsers_on_signal();
         Ok(BrowserRun {
             set,
             options,

@@ -9,6 +9,7 @@ mod guard;
 mod guard_run;
 mod launch;
 mod list;
+mod signals;
 mod validate;
 
 use std::process::ExitCode;
