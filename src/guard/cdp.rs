@@ -35,9 +35,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
-use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::io;
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -46,10 +44,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tungstenite::protocol::frame::coding::{Data, OpCode};
 use tungstenite::protocol::frame::Frame;
-use tungstenite::protocol::{WebSocket, WebSocketConfig};
+use tungstenite::protocol::WebSocket;
 use tungstenite::Message;
 
 use super::runner::{CallError, Event, Transport};
+use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
 use crate::http::{Http, Request};
 
 /// The most anomalies [`CdpClient::errors`] keeps; later ones are counted in a last entry.
@@ -136,9 +135,9 @@ impl std::fmt::Debug for CdpClient {
 
 /// What the callers and the reader thread share.
 struct Shared {
-    /// The socket: callers write whole frames on it under `write_lock`; `close` shuts it down.
-    socket: TcpStream,
-    write_lock: Mutex<()>,
+    /// The socket's write side: callers write whole (masked) frames on it; `close` shuts the
+    /// socket down.
+    out: Writer,
     state: Mutex<State>,
     /// Signalled when an event is appended or the connection ends.
     changed: Condvar,
@@ -191,18 +190,15 @@ impl Shared {
     /// Writes bytes that form whole frames, under the write lock; a failed write ends the
     /// connection (a partial frame would corrupt the stream).
     fn write_frames(&self, bytes: &[u8]) -> Result<(), String> {
-        let result = {
-            let _guard = lock(&self.write_lock);
-            (&self.socket)
-                .write_all(bytes)
-                .and_then(|()| (&self.socket).flush())
-        };
-        result.map_err(|e| {
-            let why = format!("cannot write to the WebSocket: {e}");
-            self.fail(why.clone());
-            let _ = self.socket.shutdown(Shutdown::Both);
-            why
-        })
+        self.out.bytes(bytes).map_err(|e| self.write_failed(&e))
+    }
+
+    /// Ends the connection after a failed write (a partial frame would corrupt the stream).
+    fn write_failed(&self, e: &io::Error) -> String {
+        let why = format!("cannot write to the WebSocket: {e}");
+        self.fail(why.clone());
+        self.out.shutdown();
+        why
     }
 
     /// Routes one text message: an answer to its caller, an event to the log.
@@ -309,80 +305,11 @@ fn clip(text: &str) -> String {
     }
 }
 
-/// The socket as the reader's WebSocket sees it: reads from the socket; writes (pongs, the
-/// close reply) are buffered and then written whole under the write lock by the reader, so they
-/// never interleave with a caller's frame. During the handshake writes go straight out.
-struct ReadHalf {
-    stream: TcpStream,
-    out: Vec<u8>,
-    direct: bool,
-}
-
-impl Read for ReadHalf {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.stream.read(buf)
-    }
-}
-
-impl Write for ReadHalf {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.direct {
-            self.stream.write(buf)
-        } else {
-            self.out.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if self.direct {
-            self.stream.flush()
-        } else {
-            Ok(())
-        }
-    }
-}
-
-/// `(host, port, path)` of `scheme://host[:port][/path]` (host without IPv6 brackets).
-fn split_url(url: &str, scheme: &str, default_port: u16) -> Option<(String, u16, String)> {
-    let (s, rest) = url.split_once("://")?;
-    if !s.eq_ignore_ascii_case(scheme) {
-        return None;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(end);
-    if authority.contains('@') {
-        return None;
-    }
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, after) = v6.split_once(']')?;
-        (host, after.strip_prefix(':'))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (authority, None),
-        }
-    };
-    let port = match port {
-        Some(p) => p.parse().ok()?,
-        None => default_port,
-    };
-    if host.is_empty() {
-        return None;
-    }
-    let path = if path.starts_with('/') {
-        path.to_string()
-    } else {
-        format!("/{path}")
-    };
-    Some((host.to_string(), port, path))
-}
-
 /// The browser's WebSocket URL: `webSocketDebuggerUrl` from `<endpoint>/json/version`, where
 /// `endpoint` is `http://host:port` (a trailing path is ignored).
 pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallError> {
     let fail = |why: String| CallError::Transport(format!("{endpoint}/json/version: {why}"));
-    let (host, port, _) = split_url(endpoint, "http", 80)
+    let (host, port) = ws::split_url(endpoint, "http", 80)
         .ok_or_else(|| CallError::Transport(format!("{endpoint}: not an http://host:port URL")))?;
     let request = Request {
         host,
@@ -418,42 +345,28 @@ impl CdpClient {
                 "wss:// is not supported (CDP endpoints are plain ws:// on loopback)".into(),
             ));
         }
-        let (host, port, _) =
-            split_url(ws_url, "ws", 80).ok_or_else(|| fail("not a ws://host:port URL".into()))?;
         let connect_timeout = options.connect_timeout.max(Duration::from_millis(1));
-        let stream = crate::http::connect(&host, port, connect_timeout)
-            .ok_or_else(|| fail(format!("cannot connect to {host}:{port}")))?;
-        let setup = |e: io::Error| fail(format!("cannot set up the socket: {e}"));
-        stream.set_nodelay(true).map_err(setup)?;
-        stream
-            .set_read_timeout(Some(connect_timeout))
-            .map_err(setup)?;
-        stream
-            .set_write_timeout(Some(connect_timeout))
-            .map_err(setup)?;
-        let half = ReadHalf {
-            stream: stream.try_clone().map_err(setup)?,
-            out: Vec::new(),
-            direct: true,
-        };
-        let max = options.max_message_size.max(1);
-        let config = WebSocketConfig::default()
-            .read_buffer_size(64 * 1024)
-            .max_message_size(Some(max))
-            .max_frame_size(Some(max));
-        let (mut ws, _response) =
-            tungstenite::client::client_with_config(ws_url, half, Some(config))
-                .map_err(|e| fail(format!("WebSocket handshake failed: {e}")))?;
-        ws.get_mut().direct = false;
+        let (ws, stream) = ws::connect(
+            ws_url,
+            connect_timeout,
+            Some(connect_timeout),
+            options.max_message_size,
+        )
+        .map_err(|e| match e {
+            ConnectError::NotWs => fail("not a ws://host:port URL".into()),
+            ConnectError::Unreachable(host, port) => {
+                fail(format!("cannot connect to {host}:{port}"))
+            }
+            ConnectError::Setup(e) => fail(format!("cannot set up the socket: {e}")),
+            ConnectError::Handshake(e) => fail(format!("WebSocket handshake failed: {e}")),
+        })?;
         // From here the reader blocks until data comes or the socket is shut down; a caller's
         // write may block at most one call timeout.
-        stream.set_read_timeout(None).map_err(setup)?;
         stream
             .set_write_timeout(Some(options.call_timeout.max(Duration::from_millis(1))))
-            .map_err(setup)?;
+            .map_err(|e| fail(format!("cannot set up the socket: {e}")))?;
         let shared = Arc::new(Shared {
-            socket: stream,
-            write_lock: Mutex::new(()),
+            out: Writer::new(stream, true),
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             max_events: options.max_events,
@@ -532,15 +445,16 @@ impl CdpClient {
                 )));
             }
         };
-        let mut frame = Frame::message(payload, OpCode::Data(Data::Text), true);
-        frame.header_mut().mask = Some(mask());
-        let mut bytes = Vec::with_capacity(frame.len());
-        if let Err(e) = frame.format(&mut bytes) {
-            lock(&self.shared.state).pending.remove(&id);
-            return Err(CallError::Transport(format!(
-                "{method}: cannot frame the command: {e}"
-            )));
-        }
+        let frame = Frame::message(payload, OpCode::Data(Data::Text), true);
+        let bytes = match self.shared.out.encode(frame) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                lock(&self.shared.state).pending.remove(&id);
+                return Err(CallError::Transport(format!(
+                    "{method}: cannot frame the command: {e}"
+                )));
+            }
+        };
         if let Err(why) = self.shared.write_frames(&bytes) {
             lock(&self.shared.state).pending.remove(&id);
             return Err(CallError::Transport(why));
@@ -612,17 +526,11 @@ impl CdpClient {
         let first = !self.is_closed();
         self.shared.fail("closed by the client".into());
         if first {
-            let mut frame = Frame::close(None);
-            frame.header_mut().mask = Some(mask());
-            let mut bytes = Vec::new();
             // Best effort, and never wait for a caller stuck in a write.
-            if frame.format(&mut bytes).is_ok() {
-                if let Ok(_guard) = self.shared.write_lock.try_lock() {
-                    let _ = (&self.shared.socket).write_all(&bytes);
-                }
-            }
+            self.shared.out.close(None, false);
+        } else {
+            self.shared.out.shutdown();
         }
-        let _ = self.shared.socket.shutdown(Shutdown::Both);
         let handle = lock(&self.reader).take();
         if let Some(handle) = handle {
             if handle.thread().id() != std::thread::current().id() {
@@ -694,37 +602,21 @@ impl Transport for CdpClient {
     }
 }
 
-/// A masking key for a client frame (RFC 6455 §5.3: unpredictable per frame).
-fn mask() -> [u8; 4] {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    let bits = h.finish();
-    [
-        bits as u8,
-        (bits >> 8) as u8,
-        (bits >> 16) as u8,
-        (bits >> 24) as u8,
-    ]
-}
-
 /// The reader thread: reads messages until the connection ends, then fails what is pending.
 fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
     let why = loop {
-        let read = ws.read();
-        let out = std::mem::take(&mut ws.get_mut().out);
-        if !out.is_empty() {
+        let (read, replied) = ws::read(&mut ws, &shared.out);
+        if let Err(e) = replied {
             // Pongs and the close reply; a failure here ends the connection like any other.
-            let _ = shared.write_frames(&out);
+            shared.write_failed(&e);
         }
         match read {
-            Ok(Message::Text(text)) => shared.dispatch(text.as_str()),
-            Ok(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
+            Received::Message(Message::Text(text)) => shared.dispatch(text.as_str()),
+            Received::Message(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
                 Ok(text) => shared.dispatch(text),
                 Err(_) => shared.log_error("a binary message that is not UTF-8".into()),
             },
-            Ok(Message::Close(frame)) => {
+            Received::Message(Message::Close(frame)) => {
                 let why = match frame {
                     Some(f) if !f.reason.is_empty() => format!(
                         "the browser closed the WebSocket ({}: {})",
@@ -736,26 +628,21 @@ fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
                 };
                 shared.fail(why);
             }
-            Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::Interrupted
-                        | io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                ) => {}
-            Err(tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed) => {
+            Received::Message(_) | Received::Idle => {}
+            Received::Failed(
+                tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed,
+            ) => {
                 break "the browser closed the connection".to_string();
             }
-            Err(tungstenite::Error::Io(e)) => {
+            Received::Failed(tungstenite::Error::Io(e)) => {
                 break format!("the connection failed: {e}");
             }
-            Err(tungstenite::Error::Protocol(
+            Received::Failed(tungstenite::Error::Protocol(
                 tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
             )) => {
                 break "the browser dropped the connection (no closing handshake)".to_string();
             }
-            Err(
+            Received::Failed(
                 e @ (tungstenite::Error::Protocol(_)
                 | tungstenite::Error::Capacity(_)
                 | tungstenite::Error::Utf8(_)
@@ -765,36 +652,16 @@ fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
                 shared.log_error(why.clone());
                 break why;
             }
-            Err(e) => break format!("the WebSocket failed: {e}"),
+            Received::Failed(e) => break format!("the WebSocket failed: {e}"),
         }
     };
     shared.fail(why);
-    let _ = shared.socket.shutdown(Shutdown::Both);
+    shared.out.shutdown();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_split() {
-        assert_eq!(
-            split_url("ws://127.0.0.1:9333/devtools/browser/x", "ws", 80),
-            Some(("127.0.0.1".into(), 9333, "/devtools/browser/x".into()))
-        );
-        assert_eq!(
-            split_url("WS://[::1]:1234", "ws", 80),
-            Some(("::1".into(), 1234, "/".into()))
-        );
-        assert_eq!(
-            split_url("http://localhost", "http", 80),
-            Some(("localhost".into(), 80, "/".into()))
-        );
-        assert_eq!(split_url("http://h:99999/", "http", 80), None);
-        assert_eq!(split_url("http://u@h:1/", "http", 80), None);
-        assert_eq!(split_url("ws://:1/", "ws", 80), None);
-        assert_eq!(split_url("ftp://h/", "ws", 80), None);
-    }
 
     #[test]
     fn protocol_errors_keep_code_message_and_data() {

@@ -47,6 +47,12 @@ pub mod runner;
 pub mod selftest;
 #[cfg(feature = "guard-runner")]
 pub mod standin;
+// The WebSocket plumbing the CDP client and the proxy share.
+#[cfg(all(
+    any(feature = "guard-runner", feature = "guard-proxy"),
+    not(target_os = "wasi")
+))]
+mod ws;
 
 pub use check::{
     AllCheck, AnyCheck, AttachedCheck, BeaconCheck, BlockedCheck, Check, CheckKind, CompareCheck,

@@ -21,21 +21,21 @@
 //! ```
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
-use tungstenite::protocol::frame::{CloseFrame, Frame};
+use tungstenite::protocol::frame::coding::CloseCode;
+use tungstenite::protocol::frame::CloseFrame;
 use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::policy::Policy;
+use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
 use crate::http::{Http, Request};
 use crate::protected::{Matcher, Opener};
 
@@ -178,7 +178,7 @@ impl Drop for Proxy {
 fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), String> {
     let lower = upstream.to_ascii_lowercase();
     if lower.starts_with("ws://") {
-        let (host, port, _) = split_url(upstream, "ws", 80)
+        let (host, port) = ws::split_url(upstream, "ws", 80)
             .ok_or_else(|| format!("--upstream {upstream:?}: not a ws://host:port/… URL"))?;
         return Ok((upstream.to_string(), host, port));
     }
@@ -187,7 +187,7 @@ fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), String> {
             "--upstream {upstream:?}: only plain http:// and ws:// (CDP listens on loopback)"
         ));
     }
-    let (host, port, _) = split_url(upstream, "http", 80)
+    let (host, port) = ws::split_url(upstream, "http", 80)
         .ok_or_else(|| format!("--upstream {upstream:?}: not an http://host:port URL"))?;
     let version = get_json(&host, port, "/json/version")?;
     match version.get("webSocketDebuggerUrl").and_then(Value::as_str) {
@@ -196,36 +196,6 @@ fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), String> {
             "{upstream}/json/version has no webSocketDebuggerUrl"
         )),
     }
-}
-
-/// `(host, port, path)` of `scheme://host[:port][/path]`.
-fn split_url(url: &str, scheme: &str, default_port: u16) -> Option<(String, u16, String)> {
-    let (s, rest) = url.split_once("://")?;
-    if !s.eq_ignore_ascii_case(scheme) {
-        return None;
-    }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(end);
-    if authority.contains('@') || authority.is_empty() {
-        return None;
-    }
-    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-        let (host, after) = v6.split_once(']')?;
-        match after.strip_prefix(':') {
-            Some(p) => (host, p.parse().ok()?),
-            None if after.is_empty() => (host, default_port),
-            None => return None,
-        }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, p.parse().ok()?),
-            None => (authority, default_port),
-        }
-    };
-    if host.is_empty() {
-        return None;
-    }
-    Some((host.to_string(), port, path.to_string()))
 }
 
 /// One GET of a JSON document from the browser's DevTools endpoint.
@@ -430,100 +400,24 @@ fn json_list(context: &Context) -> Result<Value, (u16, String)> {
     Ok(Value::Array(shown))
 }
 
-/// A WebSocket's read side: writes (pongs, close replies) are kept for the owner to send as
-/// whole frames under the socket's write lock.
-struct ReadHalf {
-    stream: TcpStream,
-    out: Vec<u8>,
-    direct: bool,
-}
-
-impl Read for ReadHalf {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.stream.read(buf)
-    }
-}
-
-impl Write for ReadHalf {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.direct {
-            self.stream.write(buf)
-        } else {
-            self.out.extend_from_slice(buf);
-            Ok(buf.len())
-        }
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        if self.direct {
-            self.stream.flush()
-        } else {
-            Ok(())
-        }
-    }
-}
-
-/// One side of a relay: its socket and the lock that keeps frames whole.
-struct Side {
-    socket: TcpStream,
-    write: Mutex<()>,
-    /// Frames to this side are masked (the browser side: the proxy is its client).
-    masked: bool,
-}
-
-impl Side {
-    fn send_bytes(&self, bytes: &[u8]) -> io::Result<()> {
-        let _g = lock(&self.write);
-        (&self.socket).write_all(bytes)?;
-        (&self.socket).flush()
-    }
-
-    fn frame(&self, mut frame: Frame) -> io::Result<()> {
-        if self.masked {
-            frame.header_mut().mask = Some(mask());
-        }
-        let mut bytes = Vec::with_capacity(frame.len());
-        frame
-            .format(&mut bytes)
-            .map_err(|e| io::Error::other(e.to_string()))?;
-        self.send_bytes(&bytes)
-    }
-
-    fn text(&self, text: &str) -> io::Result<()> {
-        self.frame(Frame::message(
-            text.as_bytes().to_vec(),
-            OpCode::Data(Data::Text),
-            true,
-        ))
-    }
-
-    fn close(&self, code: CloseCode, reason: &str) {
-        let _ = self.frame(Frame::close(Some(CloseFrame {
+/// Closes one side of a relay with `code` and `reason`, waiting for its writer.
+fn close(side: &Writer, code: CloseCode, reason: &str) {
+    side.close(
+        Some(CloseFrame {
             code,
             reason: reason.to_string().into(),
-        })));
-        let _ = self.socket.shutdown(Shutdown::Both);
-    }
-}
-
-fn mask() -> [u8; 4] {
-    use std::sync::atomic::AtomicU64;
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    let bits = h.finish();
-    [
-        bits as u8,
-        (bits >> 8) as u8,
-        (bits >> 16) as u8,
-        (bits >> 24) as u8,
-    ]
+        }),
+        true,
+    );
 }
 
 /// The relay of one client connection.
 struct Relay {
     policy: Mutex<Policy>,
-    client: Side,
-    browser: Side,
+    /// The client's side: the proxy is its server and does not mask.
+    client: Writer,
+    /// The browser's side: the proxy is its client and masks.
+    browser: Writer,
     started: Instant,
     done: AtomicBool,
 }
@@ -566,8 +460,8 @@ impl Relay {
 
     fn end(&self) {
         if !self.done.swap(true, Ordering::SeqCst) {
-            let _ = self.client.socket.shutdown(Shutdown::Both);
-            let _ = self.browser.socket.shutdown(Shutdown::Both);
+            self.client.shutdown();
+            self.browser.shutdown();
         }
     }
 }
@@ -600,27 +494,12 @@ fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
     let config = WebSocketConfig::default()
         .max_message_size(Some(max))
         .max_frame_size(Some(max));
-    let client_ws = WebSocket::from_raw_socket(
-        ReadHalf {
-            stream: client_read,
-            out: Vec::new(),
-            direct: false,
-        },
-        Role::Server,
-        Some(config),
-    );
+    let client_ws =
+        WebSocket::from_raw_socket(ReadHalf::new(client_read), Role::Server, Some(config));
     let relay = Arc::new(Relay {
         policy: Mutex::new(Policy::new(context.matcher.clone())),
-        client: Side {
-            socket: stream,
-            write: Mutex::new(()),
-            masked: false,
-        },
-        browser: Side {
-            socket: browser_socket,
-            write: Mutex::new(()),
-            masked: true,
-        },
+        client: Writer::new(stream, false),
+        browser: Writer::new(browser_socket, true),
         started: context.started,
         done: AtomicBool::new(false),
     });
@@ -652,68 +531,55 @@ fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
 /// Connects to the browser: its WebSocket (read side) and the socket to write on.
 fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
     let url = &context.upstream_ws;
-    let (host, port, _) = split_url(url, "ws", 80).ok_or_else(|| format!("{url}: not ws://"))?;
-    let stream = crate::http::connect(&host, port, Duration::from_secs(5))
-        .ok_or_else(|| format!("cannot connect to the browser at {host}:{port}"))?;
-    let setup = |e: io::Error| format!("cannot set up the browser socket: {e}");
-    stream.set_nodelay(true).map_err(setup)?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .map_err(setup)?;
-    let half = ReadHalf {
-        stream: stream.try_clone().map_err(setup)?,
-        out: Vec::new(),
-        direct: true,
-    };
-    let max = context.options.max_browser_message.max(1);
-    let config = WebSocketConfig::default()
-        .read_buffer_size(64 * 1024)
-        .max_message_size(Some(max))
-        .max_frame_size(Some(max));
-    let (mut ws, _) = tungstenite::client::client_with_config(url.as_str(), half, Some(config))
-        .map_err(|e| format!("WebSocket handshake with the browser failed: {e}"))?;
-    ws.get_mut().direct = false;
-    stream.set_read_timeout(None).map_err(setup)?;
-    Ok((ws, stream))
+    ws::connect(
+        url,
+        Duration::from_secs(5),
+        None,
+        context.options.max_browser_message,
+    )
+    .map_err(|e| match e {
+        ConnectError::NotWs => format!("{url}: not ws://"),
+        ConnectError::Unreachable(host, port) => {
+            format!("cannot connect to the browser at {host}:{port}")
+        }
+        ConnectError::Setup(e) => format!("cannot set up the browser socket: {e}"),
+        ConnectError::Handshake(e) => {
+            format!("WebSocket handshake with the browser failed: {e}")
+        }
+    })
 }
 
 fn browser_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
     loop {
-        let read = ws.read();
-        let out = std::mem::take(&mut ws.get_mut().out);
-        if !out.is_empty() && relay.browser.send_bytes(&out).is_err() {
+        let (read, replied) = ws::read(&mut ws, &relay.browser);
+        if replied.is_err() {
             break;
         }
         match read {
-            Ok(Message::Text(text)) => {
+            Received::Message(Message::Text(text)) => {
                 if relay.pass(text.as_str(), false).is_err() {
                     break;
                 }
             }
-            Ok(Message::Binary(bytes)) => {
+            Received::Message(Message::Binary(bytes)) => {
                 if let Ok(text) = std::str::from_utf8(&bytes) {
                     if relay.pass(text, false).is_err() {
                         break;
                     }
                 }
             }
-            Ok(Message::Close(_)) => {
-                relay.client.close(
+            Received::Message(Message::Close(_)) => {
+                close(
+                    &relay.client,
                     CloseCode::Away,
                     "slicc-browsers guard proxy: the browser closed the connection",
                 );
                 break;
             }
-            Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::Interrupted
-                        | io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                ) => {}
-            Err(_) => {
-                relay.client.close(
+            Received::Message(_) | Received::Idle => {}
+            Received::Failed(_) => {
+                close(
+                    &relay.client,
                     CloseCode::Away,
                     "slicc-browsers guard proxy: the browser connection ended",
                 );
@@ -731,60 +597,55 @@ fn client_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
         .stream
         .set_read_timeout(Some(Duration::from_millis(500)));
     loop {
-        let read = ws.read();
-        let out = std::mem::take(&mut ws.get_mut().out);
-        if !out.is_empty() && relay.client.send_bytes(&out).is_err() {
+        let (read, replied) = ws::read(&mut ws, &relay.client);
+        if replied.is_err() {
             break;
         }
         match read {
-            Ok(Message::Text(text)) => {
+            Received::Message(Message::Text(text)) => {
                 if relay.pass(text.as_str(), true).is_err() {
                     break;
                 }
             }
-            Ok(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
+            Received::Message(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
                 Ok(text) => {
                     if relay.pass(text, true).is_err() {
                         break;
                     }
                 }
                 Err(_) => {
-                    relay.client.close(
+                    close(
+                        &relay.client,
                         CloseCode::Unsupported,
                         "slicc-browsers guard proxy: a binary frame that is not UTF-8 JSON",
                     );
                     break;
                 }
             },
-            Ok(Message::Close(_)) => break,
-            Ok(_) => {}
-            Err(tungstenite::Error::Io(e))
-                if matches!(
-                    e.kind(),
-                    io::ErrorKind::WouldBlock
-                        | io::ErrorKind::TimedOut
-                        | io::ErrorKind::Interrupted
-                ) =>
-            {
+            Received::Message(Message::Close(_)) => break,
+            Received::Message(_) => {}
+            Received::Idle => {
                 if relay.done.load(Ordering::SeqCst) || relay.tick().is_err() {
                     break;
                 }
             }
-            Err(tungstenite::Error::Capacity(e)) => {
-                relay.client.close(
+            Received::Failed(tungstenite::Error::Capacity(e)) => {
+                close(
+                    &relay.client,
                     CloseCode::Size,
                     &format!("slicc-browsers guard proxy: message too big ({e})"),
                 );
                 break;
             }
-            Err(tungstenite::Error::Protocol(e)) => {
-                relay.client.close(
+            Received::Failed(tungstenite::Error::Protocol(e)) => {
+                close(
+                    &relay.client,
                     CloseCode::Protocol,
                     &format!("slicc-browsers guard proxy: WebSocket protocol error ({e})"),
                 );
                 break;
             }
-            Err(_) => break,
+            Received::Failed(_) => break,
         }
     }
     relay.end();
@@ -796,16 +657,6 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert_eq!(
-            split_url("ws://127.0.0.1:9333/devtools/browser/x", "ws", 80),
-            Some(("127.0.0.1".into(), 9333, "/devtools/browser/x".into()))
-        );
-        assert_eq!(
-            split_url("http://[::1]:5/", "http", 80),
-            Some(("::1".into(), 5, "/".into()))
-        );
-        assert_eq!(split_url("http://u@h:1/", "http", 80), None);
-        assert_eq!(split_url("http://h:99999/", "http", 80), None);
         assert!(resolve_upstream("wss://x/").is_err());
     }
 }

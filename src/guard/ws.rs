@@ -1,0 +1,311 @@
+//! The WebSocket plumbing the guard's CDP client ([`cdp`](super::cdp)) and its proxy
+//! ([`proxy`](super::proxy)) share (features `guard-runner` or `guard-proxy`, not on
+//! `wasm32-wasip1`): reading their `http://` and `ws://` endpoint URLs, the client handshake,
+//! a read side whose own replies (pongs, the close reply) are sent whole under the socket's
+//! write lock, whole-frame writing (masked when this end is the client, RFC 6455 §5.3), and
+//! the reads' outcomes with the idle ones (a read timeout) told apart.
+//!
+//! What differs between the two on purpose is a parameter: the proxy's client side is a server
+//! and does not mask ([`Writer::new`]); each gives its own size limit and timeouts
+//! ([`connect`]); each decides what a close or a failed read means for it.
+
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tungstenite::protocol::frame::{CloseFrame, Frame};
+use tungstenite::protocol::{WebSocket, WebSocketConfig};
+use tungstenite::Message;
+
+/// `(host, port)` of `scheme://host[:port][/path]`: the scheme compared without case, no user
+/// info, the host without IPv6 brackets (split by the crate's one host:port splitter,
+/// [`split_host_port`](crate::catalog::split_host_port)), `default_port` when none is given.
+pub(super) fn split_url(url: &str, scheme: &str, default_port: u16) -> Option<(String, u16)> {
+    let (s, rest) = url.split_once("://")?;
+    if !s.eq_ignore_ascii_case(scheme) {
+        return None;
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if authority.contains('@') {
+        return None;
+    }
+    let (host, port) = crate::catalog::split_host_port(authority)?;
+    let port = match port {
+        Some(p) => p.parse().ok()?,
+        None => default_port,
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some((host.to_string(), port))
+}
+
+/// A socket as a reading [`WebSocket`] sees it: reads come from the socket; writes (pongs, the
+/// close reply) are kept in `out` for the owner to send whole with [`Writer::bytes`], so they
+/// never interleave with another thread's frame. During the handshake (`direct`) writes go
+/// straight out.
+pub(super) struct ReadHalf {
+    /// The socket read from.
+    pub(super) stream: TcpStream,
+    out: Vec<u8>,
+    direct: bool,
+}
+
+impl ReadHalf {
+    /// A read side that keeps its writes for [`read`] to send.
+    #[cfg(feature = "guard-proxy")] // The proxy's server side.
+    pub(super) fn new(stream: TcpStream) -> ReadHalf {
+        ReadHalf {
+            stream,
+            out: Vec::new(),
+            direct: false,
+        }
+    }
+}
+
+impl Read for ReadHalf {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.stream.read(buf)
+    }
+}
+
+impl Write for ReadHalf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.direct {
+            self.stream.write(buf)
+        } else {
+            self.out.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.direct {
+            self.stream.flush()
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The write side of a WebSocket connection: whole frames under one lock, masked when this
+/// end is the client.
+pub(super) struct Writer {
+    socket: TcpStream,
+    lock: Mutex<()>,
+    masked: bool,
+}
+
+impl Writer {
+    /// Writes on `socket`; `masked` when this end is the client (a server must not mask).
+    pub(super) fn new(socket: TcpStream, masked: bool) -> Writer {
+        Writer {
+            socket,
+            lock: Mutex::new(()),
+            masked,
+        }
+    }
+
+    /// Shuts the socket down both ways (a blocked read or write returns).
+    pub(super) fn shutdown(&self) {
+        let _ = self.socket.shutdown(Shutdown::Both);
+    }
+
+    /// Writes bytes that form whole frames, under the write lock.
+    pub(super) fn bytes(&self, bytes: &[u8]) -> io::Result<()> {
+        let _guard = lock(&self.lock);
+        (&self.socket).write_all(bytes)?;
+        (&self.socket).flush()
+    }
+
+    /// The bytes of `frame`, masked when this end is the client.
+    pub(super) fn encode(&self, mut frame: Frame) -> Result<Vec<u8>, tungstenite::Error> {
+        if self.masked {
+            frame.header_mut().mask = Some(mask());
+        }
+        let mut bytes = Vec::with_capacity(frame.len());
+        frame.format(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// Sends one text message as a single frame.
+    #[cfg(feature = "guard-proxy")] // The relay (the CDP client has its own framing errors).
+    pub(super) fn text(&self, text: &str) -> io::Result<()> {
+        use tungstenite::protocol::frame::coding::{Data, OpCode};
+        let frame = Frame::message(text.as_bytes().to_vec(), OpCode::Data(Data::Text), true);
+        let bytes = self
+            .encode(frame)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        self.bytes(&bytes)
+    }
+
+    /// Sends a close frame (best effort), then shuts the socket down. With `wait` false the
+    /// frame is skipped when another thread is writing, so closing never waits for a writer
+    /// stuck on a full socket.
+    pub(super) fn close(&self, frame: Option<CloseFrame>, wait: bool) {
+        if let Ok(bytes) = self.encode(Frame::close(frame)) {
+            if wait {
+                let _ = self.bytes(&bytes);
+            } else if let Ok(_guard) = self.lock.try_lock() {
+                let _ = (&self.socket).write_all(&bytes);
+            }
+        }
+        self.shutdown();
+    }
+}
+
+/// A masking key for a client frame (RFC 6455 §5.3: unpredictable per frame).
+fn mask() -> [u8; 4] {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let bits = h.finish();
+    [
+        bits as u8,
+        (bits >> 8) as u8,
+        (bits >> 16) as u8,
+        (bits >> 24) as u8,
+    ]
+}
+
+/// Why [`connect`] failed; each caller words it for its own messages.
+pub(super) enum ConnectError {
+    /// The URL is not `ws://host[:port]/…`.
+    NotWs,
+    /// No TCP connection to `host:port`.
+    Unreachable(String, u16),
+    /// Setting the socket's options failed.
+    Setup(io::Error),
+    /// The WebSocket handshake failed: why.
+    Handshake(String),
+}
+
+/// Opens a client WebSocket to `url` (`ws://` only): the TCP connection and the handshake within
+/// `timeout` (and `handshake_write_timeout` on writes, if any), messages and frames up to `max`
+/// bytes. Returns the reading side (its socket blocks without a timeout from now on) and the
+/// socket to write on.
+pub(super) fn connect(
+    url: &str,
+    timeout: Duration,
+    handshake_write_timeout: Option<Duration>,
+    max: usize,
+) -> Result<(WebSocket<ReadHalf>, TcpStream), ConnectError> {
+    let (host, port) = split_url(url, "ws", 80).ok_or(ConnectError::NotWs)?;
+    let stream = crate::http::connect(&host, port, timeout)
+        .ok_or_else(|| ConnectError::Unreachable(host.clone(), port))?;
+    stream.set_nodelay(true).map_err(ConnectError::Setup)?;
+    stream
+        .set_read_timeout(Some(timeout))
+        .map_err(ConnectError::Setup)?;
+    stream
+        .set_write_timeout(handshake_write_timeout)
+        .map_err(ConnectError::Setup)?;
+    let half = ReadHalf {
+        stream: stream.try_clone().map_err(ConnectError::Setup)?,
+        out: Vec::new(),
+        direct: true,
+    };
+    let max = max.max(1);
+    let config = WebSocketConfig::default()
+        .read_buffer_size(64 * 1024)
+        .max_message_size(Some(max))
+        .max_frame_size(Some(max));
+    let (mut ws, _response) = tungstenite::client::client_with_config(url, half, Some(config))
+        .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+    ws.get_mut().direct = false;
+    stream.set_read_timeout(None).map_err(ConnectError::Setup)?;
+    Ok((ws, stream))
+}
+
+/// What one [`read`] gave.
+pub(super) enum Received {
+    /// A message (text, binary, close, ping or pong).
+    Message(Message),
+    /// The read timed out or was interrupted: nothing came, the connection is still up.
+    Idle,
+    /// The connection failed or ended (no more messages).
+    Failed(tungstenite::Error),
+}
+
+/// Reads the next message from `ws`, then sends on `writer` the replies the read produced
+/// (pongs, the close reply), whole. Returns what was read and whether the replies went out.
+pub(super) fn read(ws: &mut WebSocket<ReadHalf>, writer: &Writer) -> (Received, io::Result<()>) {
+    let received = match ws.read() {
+        Ok(message) => Received::Message(message),
+        Err(tungstenite::Error::Io(e))
+            if matches!(
+                e.kind(),
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Received::Idle
+        }
+        Err(e) => Received::Failed(e),
+    };
+    let out = std::mem::take(&mut ws.get_mut().out);
+    let replied = if out.is_empty() {
+        Ok(())
+    } else {
+        writer.bytes(&out)
+    };
+    (received, replied)
+}
+
+#[cfg(test)]
+mod tests {
+    use tungstenite::protocol::frame::coding::{Data, OpCode};
+
+    use super::*;
+
+    #[test]
+    fn urls_split() {
+        assert_eq!(
+            split_url("ws://127.0.0.1:9333/devtools/browser/x", "ws", 80),
+            Some(("127.0.0.1".into(), 9333))
+        );
+        assert_eq!(
+            split_url("WS://[::1]:1234", "ws", 80),
+            Some(("::1".into(), 1234))
+        );
+        assert_eq!(
+            split_url("http://[::1]:5/", "http", 80),
+            Some(("::1".into(), 5))
+        );
+        assert_eq!(
+            split_url("http://localhost", "http", 80),
+            Some(("localhost".into(), 80))
+        );
+        assert_eq!(split_url("http://h:99999/", "http", 80), None);
+        assert_eq!(split_url("http://u@h:1/", "http", 80), None);
+        assert_eq!(split_url("ws://:1/", "ws", 80), None);
+        assert_eq!(split_url("ws:///x", "ws", 80), None);
+        assert_eq!(split_url("ftp://h/", "ws", 80), None);
+        // Text after an IPv6 literal's bracket other than `:port` is not a URL.
+        assert_eq!(split_url("ws://[::1]x/", "ws", 80), None);
+        assert_eq!(split_url("ws://::1:5/", "ws", 80), None);
+    }
+
+    #[test]
+    fn only_a_client_masks() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let socket = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let frame = || Frame::message(b"{}".to_vec(), OpCode::Data(Data::Text), true);
+        let client = Writer::new(socket.try_clone().unwrap(), true);
+        let server = Writer::new(socket, false);
+        // The second byte's top bit is the mask bit; a masked frame carries 4 more bytes.
+        let masked = client.encode(frame()).unwrap();
+        let plain = server.encode(frame()).unwrap();
+        assert_eq!(masked[1] & 0x80, 0x80);
+        assert_eq!(plain[1] & 0x80, 0);
+        assert_eq!(masked.len(), plain.len() + 4);
+        assert_eq!(&plain[2..], b"{}");
+    }
+}
