@@ -49,7 +49,7 @@ pub struct CertifyReport {
     pub elapsed: Duration,
 }
 
-/// Runs `set`'s runnable vectors through the proxy (the targets, variants, ids and slots of
+/// Runs `set`'s vectors through the proxy (a text vector's rows are `not-run`) (the targets, variants, ids and slots of
 /// `options`, which are the self-test's), calling `on_row` as each row is judged.
 ///
 /// A run limited by targets, variants or ids misses rows and so ends in `GUARD-FAIL`, as any

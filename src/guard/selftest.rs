@@ -454,8 +454,8 @@ fn run_options(options: &SelfTestOptions) -> RunOptions {
     run
 }
 
-/// `set` with only its runnable vectors (text vectors are not rows of a run in a browser).
-fn runnable(set: &Vectors) -> Vectors {
+/// `set` with only its runnable vectors (text vectors are not rows of the self-test).
+pub fn runnable(set: &Vectors) -> Vectors {
     Vectors {
         vectors: set
             .vectors
@@ -467,12 +467,14 @@ fn runnable(set: &Vectors) -> Vectors {
     }
 }
 
-/// How many rows a self-test (or `guard certify`) with `options` runs of `set`.
+/// How many rows of `set` a run with `options` covers (text vectors' `not-run` rows too: pass
+/// [`runnable`]`(set)` for the self-test's count).
 pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, String> {
-    count_rows(&runnable(set), &run_options(options))
+    count_rows(set, &run_options(options))
 }
 
-/// Runs the rows of `set`'s runnable vectors that `options` selects in headless Chromium, one
+/// Runs the rows of `set` that `options` selects in headless Chromium (a text vector's rows
+/// are `not-run`), one
 /// slot's browser (or browser and guard) made by `launch(program, stand_in_port)`, each leg's
 /// guarded client and observer connected to the two URLs `endpoints` gives. The stand-in is
 /// started first and closed last, after every slot's browser is gone. Returns the judged rows
@@ -493,7 +495,6 @@ pub(crate) fn run_in_chromium<B: Send + 'static>(
             .map_err(|e| format!("cannot start the stand-in: {e}"))?,
     );
     let started = Instant::now();
-    let runnable = runnable(set);
     let run = run_options(options);
     let (program, port) = (options.chromium.clone(), fixture.port());
     let guard = Slots::new(
@@ -504,7 +505,7 @@ pub(crate) fn run_in_chromium<B: Send + 'static>(
         options.call_timeout,
     );
     let stand_in: Arc<dyn StandIn> = Arc::clone(&fixture) as Arc<dyn StandIn>;
-    let results = drive::run(&runnable, &guard, stand_in, &run, on_row);
+    let results = drive::run(set, &guard, stand_in, &run, on_row);
     // The browsers go first (their process groups killed), then the stand-in.
     drop(guard);
     fixture.close();
@@ -672,7 +673,7 @@ pub fn selftest(
         })
     };
     let (results, elapsed) = run_in_chromium(
-        set,
+        &runnable(set),
         options,
         |program, port| Chromium::launch(program, &HOSTS, port),
         |b: &Chromium| (b.ws_url().to_string(), b.ws_url().to_string()),

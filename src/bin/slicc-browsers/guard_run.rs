@@ -116,7 +116,8 @@ struct BrowserRun {
 }
 
 impl BrowserRun {
-    fn parse(mut args: Args) -> Result<BrowserRun, String> {
+    /// `runnable_only`: the self-test, which runs no text vector.
+    fn parse(mut args: Args, runnable_only: bool) -> Result<BrowserRun, String> {
         let set = vectors(&mut args)?;
         let options = SelfTestOptions {
             chromium: args
@@ -134,7 +135,12 @@ impl BrowserRun {
         if let Some(dir) = &records {
             std::fs::create_dir_all(dir).map_err(|e| format!("--records {dir}: {e}"))?;
         }
-        let progress = Progress::new(selftest::rows_selected(&set, &options)?);
+        let total = if runnable_only {
+            selftest::rows_selected(&selftest::runnable(&set), &options)?
+        } else {
+            selftest::rows_selected(&set, &options)?
+        };
+        let progress = Progress::new(total);
         crate::signals::stop_browsers_on_signal();
         Ok(BrowserRun {
             set,
@@ -177,7 +183,7 @@ fn wall_time(elapsed: std::time::Duration, rows: usize, parallel: usize) -> Stri
 
 /// `guard selftest`.
 pub fn selftest(args: Args) -> Result<ExitCode, String> {
-    let run = BrowserRun::parse(args)?;
+    let run = BrowserRun::parse(args, true)?;
     let stdout = Mutex::new(std::io::stdout());
     let report = selftest::selftest(&run.set, &run.options, &|row| {
         let r = &row.result.row;
@@ -231,7 +237,7 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
 
 /// `guard certify`: the crate's proxy in front of headless Chromium, every row through it.
 pub fn certify(args: Args) -> Result<ExitCode, String> {
-    let run = BrowserRun::parse(args)?;
+    let run = BrowserRun::parse(args, false)?;
     let report = slicc_browsers::guard::certify::certify(&run.set, &run.options, &|result| {
         run.row_done(result, result.row.failed());
         if run.json {
@@ -256,7 +262,7 @@ pub fn certify(args: Args) -> Result<ExitCode, String> {
     if limited {
         let _ = writeln!(
             out,
-            "{} rows not run (the run was limited by --target, --variant or --id)",
+            "{} rows missing (the run was limited by --target, --variant or --id)",
             report.summary.missing.len()
         );
     } else {
