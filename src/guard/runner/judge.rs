@@ -157,6 +157,25 @@ pub struct RowSpec<'a> {
     pub transport_variant: bool,
 }
 
+impl RowSpec<'_> {
+    /// This row with every status `status`: its key, the control's `via` and whether the
+    /// transport took the variant, as every row of it is reported.
+    fn row(&self, status: Status, reason: Option<String>) -> Row {
+        let v = self.vector;
+        let mut r = Row::uniform(
+            &v.id,
+            self.target,
+            self.variant,
+            self.transport,
+            &v.control.via,
+            status,
+            reason,
+        );
+        r.transport_variant = self.transport_variant;
+        r
+    }
+}
+
 /// One run of a leg: the variables it ran with and what it recorded.
 #[derive(Debug, Clone, Copy)]
 pub struct LegRun<'a> {
@@ -288,19 +307,7 @@ pub fn in_scope(vector: &Vector, scope: Option<&str>) -> bool {
 /// the row.
 pub fn precheck(spec: &RowSpec<'_>, env: &Environment) -> Option<Row> {
     let v = spec.vector;
-    let row = |status: Status, reason: Option<String>| {
-        let mut r = Row::uniform(
-            &v.id,
-            spec.target,
-            spec.variant,
-            spec.transport,
-            &v.control.via,
-            status,
-            reason,
-        );
-        r.transport_variant = spec.transport_variant;
-        r
-    };
+    let row = |status: Status, reason: Option<String>| spec.row(status, reason);
     if v.kind == KIND_TEXT {
         return Some(row(Status::NotRun, None));
     }
@@ -450,16 +457,7 @@ pub fn judge_row(
         return row;
     }
     let v = spec.vector;
-    let mut row = Row::uniform(
-        &v.id,
-        spec.target,
-        spec.variant,
-        spec.transport,
-        &v.control.via,
-        Status::Pass,
-        None,
-    );
-    row.transport_variant = spec.transport_variant;
+    let mut row = spec.row(Status::Pass, None);
     let mut skip: Option<String> = None;
 
     let runs_wanted = match v.control.via.as_str() {
@@ -495,17 +493,7 @@ pub fn judge_row(
     let verdict = judge_live(v, guarded, env.observer);
     merge(&mut row, "live", verdict, &mut skip, |r| &mut r.live);
     if let Some(reason) = skip {
-        let mut r = Row::uniform(
-            &v.id,
-            spec.target,
-            spec.variant,
-            spec.transport,
-            &v.control.via,
-            Status::Skip,
-            Some(reason),
-        );
-        r.transport_variant = spec.transport_variant;
-        return r;
+        return spec.row(Status::Skip, Some(reason));
     }
     row
 }

@@ -68,17 +68,7 @@ impl Leg {
             .ok_or("observer: no targetId")?
             .to_string();
         lock(&self.observer_opened).push(target_id.clone());
-        let session = observer
-            .send(
-                "Target.attachToTarget",
-                json!({ "targetId": target_id, "flatten": true }),
-                None,
-            )
-            .map_err(|e| format!("observer Target.attachToTarget: {e}"))?
-            .get("sessionId")
-            .and_then(Value::as_str)
-            .ok_or("observer: no sessionId")?
-            .to_string();
+        let session = self.observer_session(observer, &target_id)?;
         observer
             .send("Page.enable", json!({}), Some(&session))
             .map_err(|e| format!("observer Page.enable: {e}"))?;
