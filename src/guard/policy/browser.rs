@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::client::guard_pattern;
 use super::scrub::{host_of, scrubbed_domain, set_cookie_domain, strip_cookie_header, Judging};
-use super::state::{Check, Hold, Kind, Own, Pending, Session, Target, Then};
+use super::state::{Check, Kind, Own, Pending, Session, Target, Then};
 use crate::protected::Opener;
 
 use super::{int_id, session_of, Output, Policy, Verdict, RESERVED_IDS};
@@ -269,38 +269,15 @@ impl Policy {
             }
             return;
         }
-        let hid = self.next_hold;
-        self.next_hold += 1;
-        let fetch = self.own_command(
-            sid,
-            "Fetch.enable",
-            json!({"patterns": [guard_pattern()]}),
-            Own::Check {
-                hold: hid,
-                what: Check::Fetch,
-            },
-        );
-        let tree = self.own_command(
-            sid,
-            "Page.getFrameTree",
-            json!({}),
-            Own::Check {
-                hold: hid,
-                what: Check::FrameTree,
-            },
-        );
-        out.to_browser.push(fetch);
-        out.to_browser.push(tree);
-        self.holds.insert(
-            hid,
-            Hold {
-                waiting: 2,
-                deadline: self.now + self.cfg.hold_ms,
-                blocked: false,
-                session: sid.to_string(),
-                then,
-            },
-        );
+        let checks = vec![
+            (
+                "Fetch.enable",
+                json!({"patterns": [guard_pattern()]}),
+                Check::Fetch,
+            ),
+            ("Page.getFrameTree", json!({}), Check::FrameTree),
+        ];
+        self.hold(sid, checks, then, out);
         out.set(Verdict::Hold, "session checked first");
     }
 

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use super::pattern::{FetchPattern, TargetFilter};
 use super::scrub::{cookie_method, scrubbed_domain, Judging};
-use super::state::{Check, ClientFetch, Hold, Kind, Own, Pending, Then};
+use super::state::{Check, ClientFetch, Kind, Pending, Then};
 use super::{int_id, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 /// The policy's own `Fetch` pattern on every document session: document requests, paused
@@ -431,33 +431,18 @@ impl Policy {
         frame: &str,
         out: &mut Output,
     ) {
-        let hid = self.next_hold;
-        self.next_hold += 1;
-        let msg = self.own_command(
-            key,
+        let then = vec![Then::Command {
+            frame: frame.to_string(),
+            session: key.to_string(),
+            id,
+            method: method.to_string(),
+        }];
+        let checks = vec![(
             "Page.getNavigationHistory",
             json!({}),
-            Own::Check {
-                hold: hid,
-                what: Check::History { entry },
-            },
-        );
-        out.to_browser.push(msg);
-        self.holds.insert(
-            hid,
-            Hold {
-                waiting: 1,
-                deadline: self.now + self.cfg.hold_ms,
-                blocked: false,
-                session: key.to_string(),
-                then: vec![Then::Command {
-                    frame: frame.to_string(),
-                    session: key.to_string(),
-                    id,
-                    method: method.to_string(),
-                }],
-            },
-        );
+            Check::History { entry },
+        )];
+        self.hold(key, checks, then, out);
         out.set(Verdict::Hold, "history entry checked first");
     }
 }

@@ -340,6 +340,35 @@ impl Policy {
         msg.to_string()
     }
 
+    /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
+    /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
+    /// the checks' commands, in order, and counts them.
+    fn hold(
+        &mut self,
+        session: &str,
+        checks: Vec<(&str, Value, state::Check)>,
+        then: Vec<state::Then>,
+        out: &mut Output,
+    ) {
+        let hid = self.next_hold;
+        self.next_hold += 1;
+        let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
+        for (method, params, what) in checks {
+            let msg = self.own_command(session, method, params, Own::Check { hold: hid, what });
+            out.to_browser.push(msg);
+        }
+        self.holds.insert(
+            hid,
+            Hold {
+                waiting,
+                deadline: self.now + self.cfg.hold_ms,
+                blocked: false,
+                session: session.to_string(),
+                then,
+            },
+        );
+    }
+
     fn session(&self, key: &str) -> Option<&Session> {
         if key.is_empty() {
             Some(&self.root)
