@@ -26,67 +26,55 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         .unwrap_or(&[]);
 
     // Unique browser ids and names, and bundle ids unique across browsers and Electron apps.
-    let mut ids: HashMap<&str, usize> = HashMap::new();
-    let mut names: HashMap<&str, String> = HashMap::new();
-    let mut bundles: HashMap<&str, String> = HashMap::new();
+    let mut ids = HashMap::new();
+    let mut names = HashMap::new();
+    let mut bundles = HashMap::new();
     for (i, b) in browsers.iter().enumerate() {
+        let here = |keys: &[&str]| {
+            pointer(
+                ["browsers", &i.to_string()]
+                    .into_iter()
+                    .chain(keys.iter().copied()),
+            )
+        };
         if let Some(id) = b["id"].as_str() {
-            if let Some(first) = ids.insert(id, i) {
-                problem(
-                    pointer(["browsers".to_string(), i.to_string(), "id".into()]),
-                    "unique-ids",
-                    format!("browser id {id:?} is also /browsers/{first}/id"),
-                );
-            }
+            let at = here(&["id"]);
+            unique(&mut ids, id, at, "unique-ids", "browser id", &mut problem);
         }
         if let Some(name) = b["name"].as_str() {
-            let here = pointer(["browsers".to_string(), i.to_string(), "name".into()]);
-            if let Some(first) = names.insert(name, here.clone()) {
-                problem(
-                    here,
-                    "unique-names",
-                    format!("name {name:?} is also {first}"),
-                );
-            }
+            let at = here(&["name"]);
+            unique(&mut names, name, at, "unique-names", "name", &mut problem);
         }
         if let Some(bundle) = b["macos"]["bundleId"].as_str() {
-            let here = pointer([
-                "browsers".to_string(),
-                i.to_string(),
-                "macos".into(),
-                "bundleId".into(),
-            ]);
-            if let Some(first) = bundles.insert(bundle, here.clone()) {
-                problem(
-                    here,
-                    "unique-bundle-ids",
-                    format!("bundle id {bundle:?} is also {first}"),
-                );
-            }
+            let at = here(&["macos", "bundleId"]);
+            unique(
+                &mut bundles,
+                bundle,
+                at,
+                "unique-bundle-ids",
+                "bundle id",
+                &mut problem,
+            );
         }
     }
-    let mut app_names: HashMap<&str, String> = HashMap::new();
+    let mut app_names = HashMap::new();
     for (i, app) in apps.iter().enumerate() {
-        let base = ["electron".to_string(), "macosApps".into(), i.to_string()];
+        let here = |key: &str| pointer(["electron", "macosApps", &i.to_string(), key]);
         if let Some(bundle) = app["bundleId"].as_str() {
-            let here = pointer(base.iter().cloned().chain(["bundleId".to_string()]));
-            if let Some(first) = bundles.insert(bundle, here.clone()) {
-                problem(
-                    here,
-                    "unique-bundle-ids",
-                    format!("bundle id {bundle:?} is also {first}"),
-                );
-            }
+            let at = here("bundleId");
+            unique(
+                &mut bundles,
+                bundle,
+                at,
+                "unique-bundle-ids",
+                "bundle id",
+                &mut problem,
+            );
         }
         if let Some(name) = app["name"].as_str() {
-            let here = pointer(base.iter().cloned().chain(["name".to_string()]));
-            if let Some(first) = app_names.insert(name, here.clone()) {
-                problem(
-                    here,
-                    "unique-names",
-                    format!("Electron app name {name:?} is also {first}"),
-                );
-            }
+            let at = here("name");
+            let what = "Electron app name";
+            unique(&mut app_names, name, at, "unique-names", what, &mut problem);
         }
     }
 
@@ -225,4 +213,50 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         out.push(Problem::new(file, "", "typed", e.to_string()));
     }
     out
+}
+
+/// Records `value`, found at `here`, in `seen`; when an earlier place already holds it, a
+/// problem at `here` breaking `rule`: "`what` `value` is also `<the earlier place>`". The one
+/// uniqueness check of every unique key of the catalog.
+fn unique<'a>(
+    seen: &mut HashMap<&'a str, String>,
+    value: &'a str,
+    here: String,
+    rule: &str,
+    what: &str,
+    problem: &mut impl FnMut(String, &str, String),
+) {
+    if let Some(first) = seen.insert(value, here.clone()) {
+        problem(here, rule, format!("{what} {value:?} is also {first}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_key_is_reported_with_its_first_place() {
+        let catalog = serde_json::json!({
+            "browsers": [
+                {"id": "a", "name": "A", "macos": {"bundleId": "x"}},
+                {"id": "a", "name": "A"},
+            ],
+            "electron": {"macosApps": [{"bundleId": "x", "name": "E"}, {"name": "E"}]},
+        });
+        let unique: Vec<String> = catalog_rules("catalog.json", &catalog)
+            .into_iter()
+            .filter(|p| p.rule.starts_with("unique-"))
+            .map(|p| format!("{} [{}] {}", p.path, p.rule, p.message))
+            .collect();
+        assert_eq!(
+            unique,
+            [
+                r#"/browsers/1/id [unique-ids] browser id "a" is also /browsers/0/id"#,
+                r#"/browsers/1/name [unique-names] name "A" is also /browsers/0/name"#,
+                r#"/electron/macosApps/0/bundleId [unique-bundle-ids] bundle id "x" is also /browsers/0/macos/bundleId"#,
+                r#"/electron/macosApps/1/name [unique-names] Electron app name "E" is also /electron/macosApps/0/name"#,
+            ]
+        );
+    }
 }
