@@ -84,6 +84,17 @@ pub fn probe(log: &str, tag: &str) -> String {
     )
 }
 
+/// Whether `expression` is a [`probe`] (its beacon carries `&probe=1&canary=`).
+///
+/// ```
+/// use slicc_browsers::guard::runner::js;
+/// assert!(js::is_probe(&js::probe("http://log.test", "t1")));
+/// assert!(!js::is_probe("document.title"));
+/// ```
+pub fn is_probe(expression: &str) -> bool {
+    expression.contains("'&probe=1&canary='")
+}
+
 /// The pre-action heartbeat URL for an action going to `to`:
 /// `<log>/live?tag=<tag>&step=pre&to=<percent-encoded to>`.
 ///

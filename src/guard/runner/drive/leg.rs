@@ -1,7 +1,7 @@
 //! One leg: its shared state, the steps, and what ends it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -12,12 +12,14 @@ use serde_json::{json, Map, Value};
 use super::pump::pump;
 use super::util::{call_outcome, eval_outcome, ids_between, is_beacon, lock, session_gone};
 use super::{
-    LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, SETTLE_DEFAULT_MS,
-    SETTLE_EXTRA,
+    LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, PROBE_WAIT,
+    SETTLE_DEFAULT_MS, SETTLE_EXTRA,
 };
 use crate::guard::runner::expand::{chain_start, LegStep, Phase, Vars};
 use crate::guard::runner::js;
-use crate::guard::runner::record::{NavigationError, Outcome, Read, Record, SessionRecord};
+use crate::guard::runner::record::{
+    LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
+};
 use crate::guard::runner::transport::{CallError, Event, Transport};
 use crate::guard::{
     AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Step, Where,
@@ -101,6 +103,9 @@ pub(super) struct Leg {
     pub(super) context: Option<String>,
     pub(super) start_event: usize,
     pub(super) start_mark: u64,
+    /// Probes that ran: each sent its beacon as it returned, which the log must show before
+    /// it is read.
+    pub(super) probes: AtomicUsize,
 }
 
 /// See [`super::run_leg`].
@@ -140,6 +145,7 @@ pub(super) fn run(
         context: setup.context.clone(),
         start_event: setup.client.event_count(),
         start_mark,
+        probes: AtomicUsize::new(0),
     });
     let pump = {
         let leg = Arc::clone(&leg);
@@ -200,7 +206,7 @@ pub(super) fn run(
     leg.stop.store(true, Ordering::SeqCst);
     let _ = pump.join();
     let events = leg.client.events_since(leg.start_event);
-    let log = leg.stand_in.since(leg.start_mark, &tag);
+    let log = leg.log_with_probes(&tag);
     leg.close();
 
     let mut record = lock(&leg.record).clone();
@@ -211,6 +217,25 @@ pub(super) fn run(
 }
 
 impl Leg {
+    /// The stand-in's log since the leg started, once every probe that ran has its beacon in it
+    /// (a probe evaluates to its marker as it sends the beacon, so the beacon may still be on
+    /// its way; waited for up to [`PROBE_WAIT`]).
+    fn log_with_probes(&self, tag: &str) -> Vec<LogEntry> {
+        let probes = self.probes.load(Ordering::SeqCst);
+        let deadline = Instant::now() + PROBE_WAIT;
+        loop {
+            let log = self.stand_in.since(self.start_mark, tag);
+            let beacons = log
+                .iter()
+                .filter(|e| e.url.contains("probe=1") && e.url.contains(tag))
+                .count();
+            if beacons >= probes || Instant::now() >= deadline {
+                return log;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
     /// Plants the canary once; a failure is a leg error.
     fn plant_now(&self) {
         if !lock(&self.plant_sessions).is_empty() {
@@ -706,6 +731,8 @@ impl Leg {
                 ));
                 if matches!(outcome, Outcome::Failed(_)) {
                     self.note_session_failure(&session);
+                } else if js::is_probe(&expression) {
+                    self.probes.fetch_add(1, Ordering::SeqCst);
                 }
                 self.set_outcome(name, outcome);
             }

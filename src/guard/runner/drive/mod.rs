@@ -52,6 +52,8 @@ pub const BACKGROUND_WAIT: Duration = Duration::from_secs(10);
 const SETTLE_EXTRA: Duration = Duration::from_millis(600);
 /// A `settle`'s default wait.
 const SETTLE_DEFAULT_MS: u64 = 10_000;
+/// How long the end of a leg waits for the beacons of the probes that ran to be logged.
+const PROBE_WAIT: Duration = Duration::from_secs(3);
 /// How often polled conditions are looked at.
 const POLL: Duration = Duration::from_millis(50);
 /// The most `guess` attempts one step makes.
