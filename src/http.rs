@@ -133,6 +133,26 @@ pub(crate) fn get(
     }
 }
 
+// Launch, the CDP client and the proxy read JSON documents; discovery reads its own way.
+#[cfg(all(
+    not(target_os = "wasi"),
+    any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
+))]
+/// One GET whose answer must be status 200 with a JSON body, within `timeout` to connect and
+/// `timeout` for the response. `Err` says why not (`connection refused`, `no complete HTTP
+/// answer in time`, `answered HTTP 404`, `not JSON: …`), for the caller to put after what it
+/// asked for.
+pub(crate) fn get_json(request: &Request, timeout: Duration) -> Result<serde_json::Value, String> {
+    match get(request, timeout, timeout) {
+        Http::Refused => Err("connection refused".into()),
+        Http::NoAnswer => Err("no complete HTTP answer in time".into()),
+        Http::Response { status: 200, body } => {
+            serde_json::from_slice(&body).map_err(|e| format!("not JSON: {e}"))
+        }
+        Http::Response { status, .. } => Err(format!("answered HTTP {status}")),
+    }
+}
+
 #[cfg(not(target_os = "wasi"))]
 /// Parses a response: `None` while incomplete, `Some(Err)` when malformed or too large.
 /// With `eof`, a body without a length runs to the end.
@@ -286,5 +306,48 @@ mod tests {
             ),
             Some(Err(()))
         );
+    }
+
+    #[cfg(all(
+        not(target_os = "wasi"),
+        any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
+    ))]
+    #[test]
+    fn get_json_says_why_an_answer_is_not_json() {
+        use std::net::TcpListener;
+        // One answer per listener, then the listener is gone.
+        let serve = |answer: &'static str| {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            std::thread::spawn(move || {
+                let (mut stream, _) = listener.accept().unwrap();
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let _ = stream.write_all(answer.as_bytes());
+            });
+            Request {
+                host: "127.0.0.1".into(),
+                port,
+                path: "/json/version".into(),
+                limit: 1000,
+            }
+        };
+        let t = Duration::from_secs(5);
+        let ok = serve("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n{\"a\": 1}");
+        assert_eq!(get_json(&ok, t), Ok(serde_json::json!({"a": 1})));
+        let missing = serve("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(get_json(&missing, t), Err("answered HTTP 404".into()));
+        let text = serve("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
+        assert!(get_json(&text, t).unwrap_err().starts_with("not JSON: "));
+        let gone = {
+            let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+            let port = listener.local_addr().unwrap().port();
+            drop(listener);
+            Request { port, ..ok.clone() }
+        };
+        assert_eq!(get_json(&gone, t), Err("connection refused".into()));
     }
 }

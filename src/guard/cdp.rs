@@ -49,7 +49,7 @@ use tungstenite::Message;
 
 use super::runner::{CallError, Event, Transport};
 use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
-use crate::http::{Http, Request};
+use crate::http::Request;
 
 /// The most anomalies [`CdpClient::errors`] keeps; later ones are counted in a last entry.
 pub const MAX_ERRORS: usize = 100;
@@ -317,18 +317,10 @@ pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallEr
         path: "/json/version".into(),
         limit: VERSION_LIMIT,
     };
-    match crate::http::get(&request, timeout, timeout) {
-        Http::Refused => Err(fail("connection refused".into())),
-        Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
-        Http::Response { status: 200, body } => {
-            let version: Value =
-                serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))?;
-            match version.get("webSocketDebuggerUrl") {
-                Some(Value::String(url)) => Ok(url.clone()),
-                _ => Err(fail("no webSocketDebuggerUrl".into())),
-            }
-        }
-        Http::Response { status, .. } => Err(fail(format!("answered HTTP {status}"))),
+    let version = crate::http::get_json(&request, timeout).map_err(fail)?;
+    match version.get("webSocketDebuggerUrl") {
+        Some(Value::String(url)) => Ok(url.clone()),
+        _ => Err(fail("no webSocketDebuggerUrl".into())),
     }
 }
 

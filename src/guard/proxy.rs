@@ -36,7 +36,7 @@ use tungstenite::Message;
 
 use super::policy::Policy;
 use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
-use crate::http::{Http, Request};
+use crate::http::Request;
 use crate::protected::{Matcher, Opener};
 
 /// The largest request head the proxy reads from a client.
@@ -206,15 +206,8 @@ fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
         path: path.to_string(),
         limit: JSON_LIMIT,
     };
-    let t = Duration::from_secs(5);
-    match crate::http::get(&request, t, t) {
-        Http::Refused => Err(format!("{host}:{port}{path}: connection refused")),
-        Http::NoAnswer => Err(format!("{host}:{port}{path}: no complete answer in time")),
-        Http::Response { status: 200, body } => {
-            serde_json::from_slice(&body).map_err(|e| format!("{host}:{port}{path}: not JSON: {e}"))
-        }
-        Http::Response { status, .. } => Err(format!("{host}:{port}{path}: HTTP {status}")),
-    }
+    crate::http::get_json(&request, Duration::from_secs(5))
+        .map_err(|why| format!("{host}:{port}{path}: {why}"))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::catalog::{ActivePort, Os};
-use crate::http::{Http, Request};
+use crate::http::Request;
 use crate::Catalog;
 
 use super::{
@@ -187,14 +187,7 @@ pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error
         path: path.to_string(),
         limit: MAX_RESPONSE,
     };
-    match crate::http::get(&request, timeout, timeout) {
-        Http::Refused => Err(fail("connection refused".into())),
-        Http::NoAnswer => Err(fail("no complete HTTP answer in time".into())),
-        Http::Response { status: 200, body } => {
-            serde_json::from_slice(&body).map_err(|e| fail(format!("not JSON: {e}")))
-        }
-        Http::Response { status, .. } => Err(fail(format!("answered HTTP {status}"))),
-    }
+    crate::http::get_json(&request, timeout).map_err(fail)
 }
 
 /// The path of a `ws://host:port/path` URL.
