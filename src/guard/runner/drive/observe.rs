@@ -112,6 +112,19 @@ impl Leg {
             .ok_or_else(|| "observer: no sessionId".to_string())
     }
 
+    /// `f` on a flat session of the observer's on `target_id`, detached afterwards.
+    fn on_observer_session<T>(
+        &self,
+        observer: &dyn Transport,
+        target_id: &str,
+        f: impl FnOnce(&str) -> T,
+    ) -> Result<T, String> {
+        let sid = self.observer_session(observer, target_id)?;
+        let out = f(&sid);
+        let _ = observer.send("Target.detachFromTarget", json!({ "sessionId": sid }), None);
+        Ok(out)
+    }
+
     /// The target a read's `session` (`page` or `child`) names.
     fn read_target(&self, session: &str) -> Option<String> {
         if session == "child" {
@@ -148,54 +161,36 @@ impl Leg {
                 let Some(target) = self.read_target(session) else {
                     return Outcome::Failed(format!("no {session} target"));
                 };
-                match self.observer_session(observer, &target) {
-                    Ok(sid) => {
-                        let out = eval_outcome(observer.send(
-                            "Runtime.evaluate",
-                            json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
-                            Some(&sid),
-                        ));
-                        let _ = observer.send(
-                            "Target.detachFromTarget",
-                            json!({ "sessionId": sid }),
-                            None,
-                        );
-                        out
-                    }
-                    Err(e) => Outcome::Failed(e),
-                }
+                self.on_observer_session(observer, &target, |sid| {
+                    eval_outcome(observer.send(
+                        "Runtime.evaluate",
+                        json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
+                        Some(sid),
+                    ))
+                })
+                .unwrap_or_else(Outcome::Failed)
             }
             Read::History { session } => {
                 let Some(target) = self.read_target(session) else {
                     return Outcome::Failed(format!("no {session} target"));
                 };
-                match self.observer_session(observer, &target) {
-                    Ok(sid) => {
-                        let out =
-                            match observer.send("Page.getNavigationHistory", json!({}), Some(&sid))
-                            {
-                                Ok(h) => Outcome::Value(Value::Array(
-                                    h.get("entries")
-                                        .and_then(Value::as_array)
-                                        .map(|entries| {
-                                            entries
-                                                .iter()
-                                                .filter_map(|e| e.get("url").cloned())
-                                                .collect()
-                                        })
-                                        .unwrap_or_default(),
-                                )),
-                                Err(e) => Outcome::Failed(e.to_string()),
-                            };
-                        let _ = observer.send(
-                            "Target.detachFromTarget",
-                            json!({ "sessionId": sid }),
-                            None,
-                        );
-                        out
+                self.on_observer_session(observer, &target, |sid| {
+                    match observer.send("Page.getNavigationHistory", json!({}), Some(sid)) {
+                        Ok(h) => Outcome::Value(Value::Array(
+                            h.get("entries")
+                                .and_then(Value::as_array)
+                                .map(|entries| {
+                                    entries
+                                        .iter()
+                                        .filter_map(|e| e.get("url").cloned())
+                                        .collect()
+                                })
+                                .unwrap_or_default(),
+                        )),
+                        Err(e) => Outcome::Failed(e.to_string()),
                     }
-                    Err(e) => Outcome::Failed(e),
-                }
+                })
+                .unwrap_or_else(Outcome::Failed)
             }
             Read::Errors { session, frame } => {
                 let Some(target) = self.read_target(session) else {
@@ -213,24 +208,20 @@ impl Leg {
 
     /// The error frames of `target` (and, with `frame`, of its out-of-process iframes).
     fn read_errors(&self, observer: &dyn Transport, target: &str, frame: bool) -> Outcome {
-        let sid = match self.observer_session(observer, target) {
-            Ok(s) => s,
-            Err(e) => return Outcome::Failed(e),
-        };
         let mut out = Vec::new();
         let mut frame_ids = BTreeSet::new();
-        match observer.send("Page.getFrameTree", json!({}), Some(&sid)) {
-            Ok(tree) => {
+        let read = self.on_observer_session(observer, target, |sid| {
+            observer.send("Page.getFrameTree", json!({}), Some(sid))
+        });
+        match read {
+            Err(e) => return Outcome::Failed(e),
+            Ok(Err(e)) => return Outcome::Failed(format!("Page.getFrameTree: {e}")),
+            Ok(Ok(tree)) => {
                 if let Some(root) = tree.get("frameTree") {
                     collect_error_frames(root, false, &mut out, &mut frame_ids);
                 }
             }
-            Err(e) => {
-                let _ = observer.send("Target.detachFromTarget", json!({ "sessionId": sid }), None);
-                return Outcome::Failed(format!("Page.getFrameTree: {e}"));
-            }
         }
-        let _ = observer.send("Target.detachFromTarget", json!({ "sessionId": sid }), None);
         if frame {
             let targets = observer
                 .send("Target.getTargets", json!({}), None)
@@ -249,10 +240,10 @@ impl Leg {
                 let Some(tid) = info.get("targetId").and_then(Value::as_str) else {
                     continue;
                 };
-                let Ok(fsid) = self.observer_session(observer, tid) else {
-                    continue;
-                };
-                if let Ok(tree) = observer.send("Page.getFrameTree", json!({}), Some(&fsid)) {
+                let read = self.on_observer_session(observer, tid, |fsid| {
+                    observer.send("Page.getFrameTree", json!({}), Some(fsid))
+                });
+                if let Ok(Ok(tree)) = read {
                     if let Some(root) = tree.get("frameTree") {
                         let mut inner = Vec::new();
                         collect_error_frames(root, true, &mut inner, &mut BTreeSet::new());
@@ -266,11 +257,6 @@ impl Leg {
                         }
                     }
                 }
-                let _ = observer.send(
-                    "Target.detachFromTarget",
-                    json!({ "sessionId": fsid }),
-                    None,
-                );
             }
         }
         Outcome::Value(Value::Array(out))
