@@ -651,6 +651,23 @@ fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
     shared.out.shutdown();
 }
 
+/// One leg's clients for the runner: `guarded` carries the leg, `observer` is the unguarded
+/// observer; both are closed when the runner releases the leg.
+pub fn leg_clients(guarded: CdpClient, observer: CdpClient) -> super::runner::drive::Clients {
+    let guarded = Arc::new(guarded);
+    let observer = Arc::new(observer);
+    let (g, o) = (Arc::clone(&guarded), Arc::clone(&observer));
+    super::runner::drive::Clients {
+        guarded,
+        observer: Some(observer),
+        transport_variant: false,
+        close: Some(Box::new(move || {
+            g.close();
+            o.close();
+        })),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

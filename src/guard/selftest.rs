@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::cdp::{CdpClient, CdpOptions};
+use super::cdp::{leg_clients, CdpClient, CdpOptions};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
     self, count_rows, Clients, Guard, LegRequest, RowResult, RunOptions, StandIn,
@@ -413,20 +413,7 @@ impl<B: Send> Guard for Slots<B> {
                     .map(|observer| (guarded, observer))
             });
             match both {
-                Ok((guarded, observer)) => {
-                    let guarded = Arc::new(guarded);
-                    let observer = Arc::new(observer);
-                    let (g, o) = (Arc::clone(&guarded), Arc::clone(&observer));
-                    return Ok(Clients {
-                        guarded,
-                        observer: Some(observer),
-                        transport_variant: false,
-                        close: Some(Box::new(move || {
-                            g.close();
-                            o.close();
-                        })),
-                    });
-                }
+                Ok((guarded, observer)) => return Ok(leg_clients(guarded, observer)),
                 // A browser that died is launched again, once.
                 Err(_) if attempt == 0 => {
                     attempt += 1;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::Value;
-use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::guard::cdp::{leg_clients, CdpClient, CdpOptions};
 use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::runner::drive::{
     self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RowResult, RunOptions, StandIn,
@@ -309,24 +309,11 @@ impl Guard for Remote {
     }
 
     fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, String> {
-        let guarded = Arc::new(
-            CdpClient::connect_endpoint(&self.guard, CdpOptions::new())
-                .map_err(|e| format!("--guard {}: {e}", self.guard))?,
-        );
-        let observer = Arc::new(
-            CdpClient::connect_endpoint(&self.observer, CdpOptions::new())
-                .map_err(|e| format!("--observer {}: {e}", self.observer))?,
-        );
-        let (g, o) = (Arc::clone(&guarded), Arc::clone(&observer));
-        Ok(Clients {
-            guarded,
-            observer: Some(observer),
-            transport_variant: false,
-            close: Some(Box::new(move || {
-                g.close();
-                o.close();
-            })),
-        })
+        let guarded = CdpClient::connect_endpoint(&self.guard, CdpOptions::new())
+            .map_err(|e| format!("--guard {}: {e}", self.guard))?;
+        let observer = CdpClient::connect_endpoint(&self.observer, CdpOptions::new())
+            .map_err(|e| format!("--observer {}: {e}", self.observer))?;
+        Ok(leg_clients(guarded, observer))
     }
 }
 
