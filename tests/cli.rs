@@ -77,3 +77,24 @@ fn unknown_arguments_exit_2_with_the_commands_usage() {
     let o = cli(&[]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn every_guard_subcommand_has_help_and_refuses_unknown_arguments() {
+    for sub in ["fixture", "proxy", "selftest", "run", "certify"] {
+        let o = cli(&["guard", sub, "--help"]);
+        assert_eq!(o.status.code(), Some(0), "guard {sub} --help");
+        assert!(
+            String::from_utf8_lossy(&o.stdout).contains(&format!("guard {sub} ")),
+            "guard {sub} --help names it"
+        );
+        // Nothing starts (no stand-in, no browser): the arguments are refused first.
+        let o = cli(&["guard", sub, "--no-such-option"]);
+        assert_eq!(o.status.code(), Some(2), "guard {sub} --no-such-option");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("usage: slicc-browsers guard"),
+            "guard {sub}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "guard {sub}");
+    }
+}

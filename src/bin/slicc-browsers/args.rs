@@ -159,6 +159,15 @@ impl Args {
         Ok(values.pop())
     }
 
+    /// The value of the option `name`, which the command needs: a usage error (exit 2, with
+    /// the usage text) naming it and `what` when it is missing.
+    pub fn required(&mut self, name: &str, what: &str) -> Result<String, String> {
+        match self.value(name)? {
+            Some(v) => Ok(v),
+            None => usage(format!("{name} {what} is needed")),
+        }
+    }
+
     /// A usage error about this command line (exit 2, with the command's usage).
     #[allow(dead_code)]
     pub fn error<T>(&self, message: impl Into<String>) -> Result<T, String> {

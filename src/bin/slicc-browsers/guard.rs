@@ -78,9 +78,7 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
 /// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]...`: serves until killed.
 fn proxy(mut args: Args) -> Result<ExitCode, String> {
     use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-    let upstream = args
-        .value("--upstream")?
-        .ok_or("guard proxy needs --upstream <cdp-url> (http://host:port or ws://…)")?;
+    let upstream = args.required("--upstream", "<cdp-url> (http://host:port or ws://…)")?;
     let listen = args.value("--listen")?;
     let origins = args.values("--origin")?;
     args.finish()?;

@@ -320,15 +320,9 @@ impl Guard for Remote {
 /// `guard run`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let set = vectors(&mut args)?;
-    let guard_url = args
-        .value("--guard")?
-        .ok_or("guard run needs --guard <cdp-url>")?;
-    let observer_url = args
-        .value("--observer")?
-        .ok_or("guard run needs --observer <cdp-url>")?;
-    let origins_path = args
-        .value("--origins")?
-        .ok_or("guard run needs --origins <map.json>")?;
+    let guard_url = args.required("--guard", "<cdp-url>")?;
+    let observer_url = args.required("--observer", "<cdp-url>")?;
+    let origins_path = args.required("--origins", "<map.json>")?;
     let origins_text = std::fs::read_to_string(&origins_path)
         .map_err(|e| format!("--origins {origins_path}: cannot read: {e}"))?;
     let origins =
