@@ -152,13 +152,7 @@ def references():
             here = module_of(path)
             if here is None:
                 continue
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().split("\n")
-            code = []
-            in_block = False
-            for line in lines:
-                c, in_block = strip_comments(line, in_block)
-                code.append(c)
+            code = code_of(path)
             text = "\n".join(code)
             starts = [0]
             for c in code:
