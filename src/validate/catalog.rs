@@ -7,6 +7,9 @@ use serde_json::Value;
 
 use super::{pointer, Problem};
 
+/// The rule and the word for bundle ids, unique across browsers and Electron apps together.
+const BUNDLE_IDS: (&str, &str) = ("unique-bundle-ids", "bundle id");
+
 /// Checks `catalog` (the parsed contents of `file`) against the rules beyond its schema:
 /// unique ids, bundle ids and names; Windows roots that exist; `rank.chromeId` naming a
 /// browser; rising tiers in the ranges output schema 1 allows; patterns that compile; known
@@ -47,14 +50,8 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         }
         if let Some(bundle) = b["macos"]["bundleId"].as_str() {
             let at = here(&["macos", "bundleId"]);
-            unique(
-                &mut bundles,
-                bundle,
-                at,
-                "unique-bundle-ids",
-                "bundle id",
-                &mut problem,
-            );
+            let (rule, what) = BUNDLE_IDS;
+            unique(&mut bundles, bundle, at, rule, what, &mut problem);
         }
     }
     let mut app_names = HashMap::new();
@@ -62,14 +59,8 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         let here = |key: &str| pointer(["electron", "macosApps", &i.to_string(), key]);
         if let Some(bundle) = app["bundleId"].as_str() {
             let at = here("bundleId");
-            unique(
-                &mut bundles,
-                bundle,
-                at,
-                "unique-bundle-ids",
-                "bundle id",
-                &mut problem,
-            );
+            let (rule, what) = BUNDLE_IDS;
+            unique(&mut bundles, bundle, at, rule, what, &mut problem);
         }
         if let Some(name) = app["name"].as_str() {
             let at = here("name");
