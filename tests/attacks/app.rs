@@ -1,0 +1,465 @@
+//! The attacks' web server: a small protected app (on the protected hosts) and ordinary pages
+//! (on every other host), on one loopback port that the browser's host-resolver rules point
+//! every host at. Every request is logged with its host, target and headers, so an attack is
+//! judged by what really reached the server, which the CDP client cannot fake.
+//!
+//! The app holds a **secret** made fresh for each server (random, never sent to a CDP client by
+//! the harness): it is rendered into the app's document, its script, its title only where a
+//! route says so, its service worker's URL, its cookie and its local storage. An attack that
+//! brings the secret back (in a request to `/exfil`, or in what the client received) has read
+//! the protected app.
+//!
+//! | route | answer |
+//! |---|---|
+//! | `/app?t=<tag>` | the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
+//! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy; `?sw=1` on the page registers `/sw.js?k=<secret>` |
+//! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
+//! | `/secret.js` | a script holding the secret in a closure (no global) |
+//! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
+//! | `/page?t=<tag>[&frame=<url>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below |
+//! | `/hop?to=<url>[&ms=<n>]` | a 302 to `to`, after `n` ms |
+//! | `/popup?t=<tag>` | the app page, whose `openBlank()` opens an `about:blank` popup titled with the secret |
+//! | `/download` | an attachment named after the secret |
+//! | `/exfil`, `/ev`, `/img`, anything else | 204 (logged) |
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// One request the server saw.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The `Host` header, without the port.
+    pub host: String,
+    /// The request target (path and query).
+    pub target: String,
+    /// Header names in lower case, with their values.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Hit {
+    /// The value of header `name` (lower case), if sent.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The path, without the query.
+    pub fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or_default()
+    }
+
+    /// The query parameter `name`, percent-decoded.
+    pub fn param(&self, name: &str) -> Option<String> {
+        let query = self.target.split_once('?')?.1;
+        query.split('&').find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k == name).then(|| decode(v))
+        })
+    }
+}
+
+/// Percent-decoding (and `+` as space), lossy.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                match u8::from_str_radix(hex, 16) {
+                    Ok(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes everything but unreserved characters.
+pub fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A random token of 16 hex digits.
+pub fn random_token() -> String {
+    let mut h = RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default(),
+    );
+    h.write_u32(std::process::id());
+    format!("{:016x}", h.finish())
+}
+
+struct Shared {
+    log: Mutex<Vec<Hit>>,
+    secret: String,
+    stop: AtomicBool,
+}
+
+/// The running server; dropping it stops it.
+pub struct App {
+    shared: Arc<Shared>,
+    port: u16,
+}
+
+impl App {
+    /// Binds a random loopback port and serves.
+    pub fn start() -> App {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("the app binds a loopback port");
+        let port = listener.local_addr().expect("a local address").port();
+        let shared = Arc::new(Shared {
+            log: Mutex::new(Vec::new()),
+            secret: format!("S{}", random_token()),
+            stop: AtomicBool::new(false),
+        });
+        let s = Arc::clone(&shared);
+        thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(conn) = conn {
+                    let s = Arc::clone(&s);
+                    thread::spawn(move || serve(conn, &s));
+                }
+            }
+        });
+        App { shared, port }
+    }
+
+    /// The port every host is mapped to.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The app's secret (the harness's only: never sent to a CDP client).
+    pub fn secret(&self) -> &str {
+        &self.shared.secret
+    }
+
+    /// Every request so far.
+    pub fn log(&self) -> Vec<Hit> {
+        self.shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Waits (at most `within`) for a request matching `pred`.
+    pub fn wait(&self, within: Duration, pred: impl Fn(&Hit) -> bool) -> Option<Hit> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(hit) = self.log().into_iter().find(|h| pred(h)) {
+                return Some(hit);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(40));
+        }
+    }
+
+    /// Waits for an `/exfil` request tagged `tag` whose `d` carries the secret: a document that
+    /// could read the secret ran the attacker's script.
+    pub fn exfiltrated(&self, tag: &str, within: Duration) -> Option<Hit> {
+        let secret = self.secret().to_string();
+        self.wait(within, |h| {
+            h.path() == "/exfil"
+                && h.param("t").as_deref() == Some(tag)
+                && h.param("d").is_some_and(|d| d.contains(&secret))
+        })
+    }
+
+    /// Waits for the app's own beacon of `kind` for page `tag`, sent by the protected page
+    /// itself (same-origin fetch from a protected host), whose value contains `value`.
+    pub fn app_event(&self, tag: &str, kind: &str, value: &str, within: Duration) -> Option<Hit> {
+        self.wait(within, |h| {
+            h.path() == "/ev"
+                && is_protected_host(&h.host)
+                && h.param("t").as_deref() == Some(tag)
+                && h.param("k").as_deref() == Some(kind)
+                && h.param("v").unwrap_or_default().contains(value)
+                && h.header("sec-fetch-site") == Some("same-origin")
+        })
+    }
+}
+
+/// Whether `host` is one the attacks treat as protected: the catalog's `*.sliccy.ai` and the
+/// proxy's extra origin's host, `client.example`.
+pub fn is_protected_host(host: &str) -> bool {
+    host == "sliccy.ai" || host.ends_with(".sliccy.ai") || host == "client.example"
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn serve(conn: TcpStream, shared: &Shared) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut reader = BufReader::new(match conn.try_clone() {
+        Ok(c) => c,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    let mut parts = line.split_whitespace();
+    let _method = parts.next().unwrap_or_default().to_string();
+    let target = parts.next().unwrap_or("/").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() {
+            return;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((n, v)) = h.split_once(':') {
+            headers.push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let len: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0; len.min(1 << 20)];
+    let _ = reader.read_exact(&mut body);
+    let host = headers
+        .iter()
+        .find(|(n, _)| n == "host")
+        .map(|(_, v)| v.split(':').next().unwrap_or_default().to_ascii_lowercase())
+        .unwrap_or_default();
+    let hit = Hit {
+        host,
+        target,
+        headers,
+    };
+    shared
+        .log
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(hit.clone());
+    let (status, headers, body) = route(&hit, shared);
+    let mut out = conn;
+    let mut head = format!(
+        "HTTP/1.1 {status}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (n, v) in headers {
+        head.push_str(&format!("{n}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = out.write_all(head.as_bytes());
+    let _ = out.write_all(&body);
+    let _ = out.flush();
+}
+
+type Answer = (&'static str, Vec<(&'static str, String)>, Vec<u8>);
+
+fn html(body: String) -> Answer {
+    (
+        "200 OK",
+        vec![("Content-Type", "text/html; charset=utf-8".into())],
+        body.into_bytes(),
+    )
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The app's document (for `/app`, `/popup` and `/cached`).
+fn app_page(tag: &str, secret: &str, extra_head: &str) -> String {
+    let tag = escape(tag);
+    format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>vault {tag}</title>{extra_head}
+<script src="/app.js"></script></head>
+<body style="margin:0;font:16px sans-serif" data-tag="{tag}">
+<p id="secret" style="position:absolute;left:0;top:0;margin:0;height:30px">{secret}</p>
+<input id="box" style="position:absolute;left:0;top:40px;width:200px;height:30px">
+<button id="btn" style="position:absolute;left:0;top:80px;width:200px;height:40px">go</button>
+<div id="drop" style="position:absolute;left:0;top:130px;width:200px;height:60px;background:#ddd">drop</div>
+<div id="drag" draggable="true" style="position:absolute;left:220px;top:130px;width:60px;height:60px;background:#c33">{secret}</div>
+<a id="link" href="/linked?t={tag}" style="position:absolute;left:0;top:200px">link</a>
+</body></html>"#
+    )
+}
+
+/// The app's script: beacons to its own origin, storage, a closure over the secret.
+fn app_js(secret: &str) -> String {
+    format!(
+        r#"(function () {{
+  const secret = "{secret}";
+  window.__vault = {{ secret: secret }};
+  try {{ localStorage.setItem("vault-secret", secret); }} catch (e) {{}}
+  const tag = () => document.body ? document.body.dataset.tag : "";
+  const ev = (k, v) => fetch("/ev?t=" + encodeURIComponent(tag()) + "&k=" + k + "&v=" + encodeURIComponent(v || ""), {{ credentials: "include" }}).catch(() => {{}});
+  window.vaultEvent = ev;
+  document.addEventListener("DOMContentLoaded", () => {{
+    const box = document.getElementById("box");
+    box.addEventListener("input", () => ev("typed", box.value));
+    box.addEventListener("paste", (e) => ev("pasted", e.clipboardData ? e.clipboardData.getData("text") : ""));
+    document.addEventListener("keydown", (e) => ev("key", e.key));
+    document.getElementById("btn").addEventListener("click", () => ev("clicked", "btn"));
+    document.addEventListener("touchstart", () => ev("touched", "touch"));
+    document.addEventListener("copy", () => ev("copied", String(document.getSelection())));
+    const drop = document.getElementById("drop");
+    drop.addEventListener("dragover", (e) => e.preventDefault());
+    drop.addEventListener("drop", (e) => {{ e.preventDefault(); ev("dropped", e.dataTransfer.getData("text/plain")); }});
+    document.getElementById("drag").addEventListener("dragstart", (e) => e.dataTransfer.setData("text/plain", secret));
+    if (location.search.includes("sw=1") && navigator.serviceWorker) {{
+      navigator.serviceWorker.register("/sw.js?k=" + secret).then(() => ev("sw", "registered"), (e) => ev("sw", "failed " + e));
+    }}
+    if (location.search.includes("busy=1")) {{
+      const spin = {{ ["vaultSpin_" + secret]: function () {{ let x = 0; for (let i = 0; i < 200000; i++) x += i; return x; }} }}["vaultSpin_" + secret];
+      setInterval(spin, 5);
+    }}
+    ev("loaded", location.href);
+  }});
+  window.openBlank = () => {{
+    const w = window.open("about:blank", "_blank");
+    w.document.title = "popup " + secret;
+    w.document.body.textContent = secret;
+    return !!w;
+  }};
+}})();
+"#
+    )
+}
+
+const SW_JS: &str = r#"
+self.addEventListener("install", (e) => self.skipWaiting());
+self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener("fetch", (e) => {
+  const u = new URL(e.request.url);
+  if (u.pathname === "/swpage") {
+    const k = new URL(self.location.href).searchParams.get("k");
+    e.respondWith(new Response('<!doctype html><title>sw page</title><body data-tag="' + (u.searchParams.get("t") || "") + '"><p id="secret">' + k + '</p></body>', { headers: { "content-type": "text/html" } }));
+  }
+});
+self.addEventListener("push", (e) => {
+  const d = e.data ? e.data.text() : "";
+  e.waitUntil(fetch("/ev?t=push&k=pushed&v=" + encodeURIComponent(d)));
+});
+"#;
+
+fn route(hit: &Hit, shared: &Shared) -> Answer {
+    let secret = shared.secret.as_str();
+    let tag = hit.param("t").unwrap_or_default();
+    match hit.path() {
+        "/app" | "/cached" => {
+            let mut a = html(app_page(&tag, secret, ""));
+            a.1.push(("Set-Cookie", format!("session={secret}; Path=/; HttpOnly")));
+            a.1.push(("Set-Cookie", format!("vaultjs={secret}; Path=/")));
+            if hit.path() == "/cached" {
+                a.1.push(("Cache-Control", "max-age=600".into()));
+            } else if hit.param("nostore").is_some() {
+                a.1.push(("Cache-Control", "no-store".into()));
+            }
+            a
+        }
+        "/popup" => html(app_page(&tag, secret, "")),
+        "/app.js" => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            app_js(secret).into_bytes(),
+        ),
+        "/secret" => {
+            let has = hit
+                .header("cookie")
+                .is_some_and(|c| c.contains(&format!("session={secret}")));
+            (
+                "200 OK",
+                vec![("Content-Type", "text/plain".into())],
+                if has {
+                    secret.as_bytes().to_vec()
+                } else {
+                    b"no-session".to_vec()
+                },
+            )
+        }
+        "/secret.js" => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            format!("(function () {{ const k = \"{secret}\"; return k.length; }})();\n")
+                .into_bytes(),
+        ),
+        "/sw.js" => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            SW_JS.as_bytes().to_vec(),
+        ),
+        "/page" => {
+            let frame = hit.param("frame").map(|f| {
+                format!(
+                    r#"<iframe id="f" src="{}" style="position:absolute;left:0;top:0;width:400px;height:300px;border:0"></iframe>"#,
+                    escape(&f)
+                )
+            });
+            html(format!(
+                r#"<!doctype html><html><head><meta charset="utf-8"><title>page {}</title></head>
+<body style="margin:0">{}<textarea id="ta" style="position:absolute;left:0;top:320px;width:300px;height:40px"></textarea>
+<p style="position:absolute;top:380px">ordinary</p></body></html>"#,
+                escape(&tag),
+                frame.unwrap_or_default()
+            ))
+        }
+        "/hop" => {
+            if let Some(ms) = hit.param("ms").and_then(|m| m.parse::<u64>().ok()) {
+                thread::sleep(Duration::from_millis(ms.min(20_000)));
+            }
+            let to = hit.param("to").unwrap_or_else(|| "/page".into());
+            ("302 Found", vec![("Location", to)], Vec::new())
+        }
+        "/download" => (
+            "200 OK",
+            vec![
+                ("Content-Type", "application/octet-stream".into()),
+                (
+                    "Content-Disposition",
+                    format!("attachment; filename=\"dl-{secret}.bin\""),
+                ),
+            ],
+            b"data".to_vec(),
+        ),
+        _ => ("204 No Content", Vec::new(), Vec::new()),
+    }
+}
