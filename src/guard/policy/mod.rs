@@ -89,9 +89,14 @@
 
 mod browser;
 mod client;
+mod cookies;
+mod fetch;
+mod holds;
 mod pattern;
 mod scrub;
+mod sessions;
 mod state;
+mod targets;
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::RangeInclusive;
@@ -340,35 +345,6 @@ impl Policy {
         msg.to_string()
     }
 
-    /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
-    /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
-    /// the checks' commands, in order, and counts them.
-    fn hold(
-        &mut self,
-        session: &str,
-        checks: Vec<(&str, Value, state::Check)>,
-        then: Vec<state::Then>,
-        out: &mut Output,
-    ) {
-        let hid = self.next_hold;
-        self.next_hold += 1;
-        let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
-        for (method, params, what) in checks {
-            let msg = self.own_command(session, method, params, Own::Check { hold: hid, what });
-            out.to_browser.push(msg);
-        }
-        self.holds.insert(
-            hid,
-            Hold {
-                waiting,
-                deadline: self.now + self.cfg.hold_ms,
-                blocked: false,
-                session: session.to_string(),
-                then,
-            },
-        );
-    }
-
     fn session(&self, key: &str) -> Option<&Session> {
         if key.is_empty() {
             Some(&self.root)
@@ -385,15 +361,6 @@ impl Policy {
         }
     }
 
-    /// Whether a target is protected; a target the policy does not know counts as protected
-    /// when `unknown` says so.
-    fn hidden(&self, id: &str, unknown: bool) -> bool {
-        match self.targets.get(id) {
-            Some(t) => t.protected,
-            None => self.gone.get(&id.to_string()).copied().unwrap_or(unknown),
-        }
-    }
-
     /// The refusal error for a client command.
     fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
         let mut msg = json!({"id": id, "error": {"code": REFUSAL_CODE, "message": message}});
@@ -401,79 +368,6 @@ impl Policy {
             msg["sessionId"] = Value::String(session.to_string());
         }
         msg.to_string()
-    }
-
-    /// Starts detaching a session and everything it attached; nothing of them reaches the
-    /// client afterwards.
-    fn detach(&mut self, key: &str, out: &mut Output) {
-        if key.is_empty() {
-            return;
-        }
-        let Some(s) = self.sessions.get_mut(key) else {
-            return;
-        };
-        if s.closed {
-            return;
-        }
-        s.closed = true;
-        let parent = s.parent.clone();
-        out.detached.push(key.to_string());
-        let parent_open = self.session(&parent).is_some_and(|p| !p.closed);
-        if parent_open {
-            let msg = self.own_command(
-                &parent,
-                "Target.detachFromTarget",
-                json!({"sessionId": key}),
-                Own::Ignore,
-            );
-            out.to_browser.push(msg);
-        }
-        let children: Vec<String> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.parent == key && !s.closed)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for c in children {
-            if let Some(s) = self.sessions.get_mut(&c) {
-                s.closed = true;
-            }
-        }
-    }
-
-    /// Marks a target protected and detaches every session to it.
-    fn protect_target(&mut self, id: &str, out: &mut Output) {
-        if let Some(t) = self.targets.get_mut(id) {
-            t.protected = true;
-        } else {
-            return;
-        }
-        let keys: Vec<String> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.target == id && !s.closed)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for k in keys {
-            self.detach(&k, out);
-        }
-    }
-
-    /// Fails closed every hold whose checks are late.
-    fn expire(&mut self, out: &mut Output) {
-        let late: Vec<u64> = self
-            .holds
-            .iter()
-            .filter(|(_, h)| h.deadline <= self.now)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in late {
-            if let Some(h) = self.holds.get_mut(&k) {
-                h.blocked = true;
-                h.waiting = 0;
-            }
-            self.settle_hold(k, out);
-        }
     }
 }
 

@@ -1,0 +1,253 @@
+//! Cookies and network: `Network` events of protected requests withheld, protected cookies
+//! taken out of `*ExtraInfo` events, and the client's cookie commands judged.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::client::Step;
+use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
+use super::{Output, Policy};
+impl Policy {
+    /// `Network` events: `None` when the event must be withheld, else whether it changed.
+    pub(super) fn network_event(&mut self, v: &mut Value, key: &str, method: &str) -> Option<bool> {
+        let rid = v["params"]["requestId"].as_str().map(str::to_string);
+        let known = rid
+            .as_ref()
+            .and_then(|r| self.session(key)?.requests.get(r).cloned());
+        let mut changed = false;
+        match method {
+            "Network.requestWillBeSent" => {
+                let url = v["params"]["request"]["url"].as_str().unwrap_or_default();
+                let doc = v["params"]["documentURL"].as_str().unwrap_or_default();
+                let protected = self.m.cookie_url(url) || self.m.cookie_url(doc);
+                let host = host_of(url).to_string();
+                if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
+                    s.requests.insert(r, (protected, host));
+                }
+                if protected {
+                    return None;
+                }
+                let redirect_bad = v["params"]["redirectResponse"]["url"]
+                    .as_str()
+                    .is_some_and(|u| self.m.cookie_url(u));
+                if redirect_bad {
+                    if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
+                        params.remove("redirectResponse");
+                        params.insert("redirectHasExtraInfo".into(), Value::Bool(false));
+                    }
+                    changed = true;
+                }
+            }
+            "Network.webSocketCreated" => {
+                let url = v["params"]["url"].as_str().unwrap_or_default();
+                let protected = self.m.cookie_url(url);
+                if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
+                    s.requests.insert(r, (protected, String::new()));
+                }
+                if protected {
+                    return None;
+                }
+            }
+            "Network.responseReceived" => {
+                let url = v["params"]["response"]["url"].as_str().unwrap_or_default();
+                if self.m.cookie_url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
+                    if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
+                        s.requests.insert(r, (true, String::new()));
+                    }
+                    return None;
+                }
+            }
+            "Network.requestWillBeSentExtraInfo" => match &known {
+                Some((true, _)) => return None,
+                None => {
+                    let any_protected =
+                        v["params"]["associatedCookies"]
+                            .as_array()
+                            .is_some_and(|cs| {
+                                cs.iter().any(|c| {
+                                    c["cookie"]["domain"]
+                                        .as_str()
+                                        .is_some_and(|d| self.m.cookie_domain(d))
+                                })
+                            });
+                    if any_protected {
+                        return None;
+                    }
+                }
+                Some((false, _)) => {
+                    let mut names = HashSet::new();
+                    if let Some(cs) = v["params"]["associatedCookies"].as_array() {
+                        for c in cs {
+                            if c["cookie"]["domain"]
+                                .as_str()
+                                .is_some_and(|d| self.m.cookie_domain(d))
+                            {
+                                if let Some(n) = c["cookie"]["name"].as_str() {
+                                    names.insert(n.to_string());
+                                }
+                            }
+                        }
+                    }
+                    if !names.is_empty() {
+                        if let Some(headers) = v
+                            .pointer_mut("/params/headers")
+                            .and_then(Value::as_object_mut)
+                        {
+                            for (k, val) in headers.iter_mut() {
+                                if k.eq_ignore_ascii_case("cookie") {
+                                    if let Some(text) = val.as_str() {
+                                        *val = Value::String(strip_cookie_header(text, &names));
+                                        changed = true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            },
+            "Network.responseReceivedExtraInfo" => match &known {
+                Some((true, _)) => return None,
+                None => {
+                    let sets = v["params"]["headers"]
+                        .as_object()
+                        .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("set-cookie")));
+                    if sets {
+                        return None;
+                    }
+                }
+                Some((false, host)) => {
+                    let host = host.clone();
+                    changed |= self.filter_set_cookies(v, &host);
+                }
+            },
+            _ => {
+                if known.as_ref().is_some_and(|(p, _)| *p) {
+                    return None;
+                }
+            }
+        }
+        Some(changed)
+    }
+
+    /// Takes the `Set-Cookie` lines for protected domains out of a `responseReceivedExtraInfo`
+    /// of a request to `host`.
+    pub(super) fn filter_set_cookies(&self, v: &mut Value, host: &str) -> bool {
+        let mut changed = false;
+        if let Some(headers) = v
+            .pointer_mut("/params/headers")
+            .and_then(Value::as_object_mut)
+        {
+            for (k, val) in headers.iter_mut() {
+                if !k.eq_ignore_ascii_case("set-cookie") {
+                    continue;
+                }
+                let Some(text) = val.as_str() else { continue };
+                let lines: Vec<&str> = text.split('\n').collect();
+                let kept: Vec<&str> = lines
+                    .iter()
+                    .copied()
+                    .filter(|line| !self.m.cookie_domain(set_cookie_domain(line, host)))
+                    .collect();
+                if kept.len() != lines.len() {
+                    *val = Value::String(kept.join("\n"));
+                    changed = true;
+                }
+            }
+        }
+        if let Some(text) = v["params"]["headersText"].as_str() {
+            let kept: Vec<&str> = text
+                .split("\r\n")
+                .filter(|l| {
+                    let is_set =
+                        l.len() >= 11 && l.as_bytes()[..11].eq_ignore_ascii_case(b"set-cookie:");
+                    let value = l.get(11..).unwrap_or_default().trim();
+                    !(is_set && self.m.cookie_domain(set_cookie_domain(value, host)))
+                })
+                .collect();
+            let joined = kept.join("\r\n");
+            if joined != text {
+                v["params"]["headersText"] = Value::String(joined);
+                changed = true;
+            }
+        }
+        for list in ["blockedCookies", "exemptedCookies"] {
+            if let Some(items) = v
+                .pointer_mut(&format!("/params/{list}"))
+                .and_then(Value::as_array_mut)
+            {
+                let before = items.len();
+                items.retain(|c| {
+                    !c["cookieLine"]
+                        .as_str()
+                        .is_some_and(|line| self.m.cookie_domain(set_cookie_domain(line, host)))
+                });
+                changed |= items.len() != before;
+            }
+        }
+        changed
+    }
+    /// Cookie and site-data commands that reach every origin: refused.
+    pub(super) fn cookie_command(
+        &self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        out: &mut Output,
+    ) -> Step {
+        let refusal = self.m.refusal().to_string();
+        match method {
+            // Browser-wide wipes reach seven's cookies whatever the origin.
+            "Network.clearBrowserCookies" | "Storage.clearCookies" => {
+                self.refuse(key, id, &refusal, "browser-wide cookie wipe", out);
+                Step::Done
+            }
+            // Without a URL or domain it deletes that name on every domain.
+            "Network.deleteCookies"
+                if params.get("url").is_none() && params.get("domain").is_none() =>
+            {
+                self.refuse(key, id, &refusal, "cookie delete on every domain", out);
+                Step::Done
+            }
+            // Without an origin it grants every origin.
+            "Browser.setPermission" | "Browser.grantPermissions"
+                if params.get("origin").is_none() =>
+            {
+                self.refuse(key, id, &refusal, "permission for every origin", out);
+                Step::Done
+            }
+            _ => Step::Go(None),
+        }
+    }
+
+    /// A `Network` or `Audits` command naming a request id must name one the client was shown
+    /// as ordinary. Whether it was refused.
+    pub(super) fn request_id_refused(
+        &self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        out: &mut Output,
+    ) -> bool {
+        if !((method.starts_with("Network.") || method.starts_with("Audits."))
+            && params.get("requestId").is_some())
+        {
+            return false;
+        }
+        let rid = params
+            .get("requestId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let ordinary = self
+            .session(key)
+            .and_then(|s| s.requests.get(&rid.to_string()))
+            .is_some_and(|(p, _)| !p);
+        if !ordinary {
+            let refusal = self.m.refusal().to_string();
+            self.refuse(key, id, &refusal, "request id not shown to the client", out);
+        }
+        !ordinary
+    }
+}

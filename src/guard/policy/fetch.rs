@@ -1,0 +1,233 @@
+//! Fetch: the policy's own document interception on every document session and the
+//! client's `Fetch` use beside it (paused requests, auth challenges, request ids).
+
+use serde_json::{json, Value};
+
+use super::client::Step;
+use super::pattern::FetchPattern;
+use super::state::{ClientFetch, Kind, Own};
+use super::{Output, Policy, Verdict};
+
+/// The policy's own `Fetch` pattern on every document session: document requests, paused
+/// before they are sent.
+pub(super) fn guard_pattern() -> Value {
+    json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})
+}
+
+/// `Fetch` commands that answer a paused request, and whether they end its pause.
+fn fetch_answer(method: &str) -> Option<bool> {
+    match method {
+        "Fetch.continueRequest"
+        | "Fetch.continueResponse"
+        | "Fetch.fulfillRequest"
+        | "Fetch.failRequest"
+        | "Fetch.continueWithAuth" => Some(true),
+        "Fetch.getResponseBody" | "Fetch.takeResponseBodyAsStream" => Some(false),
+        _ => None,
+    }
+}
+
+impl Policy {
+    pub(super) fn paused_event(
+        &mut self,
+        frame: &str,
+        v: Value,
+        key: &str,
+        visible: bool,
+        out: &mut Output,
+    ) {
+        let p = &v["params"];
+        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
+        let url = p["request"]["url"].as_str().unwrap_or_default();
+        let rtype = p["resourceType"].as_str().unwrap_or_default();
+        let response =
+            p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
+        let frame_hidden = p["frameId"]
+            .as_str()
+            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
+        let protected = frame_hidden || self.m.cookie_url(url) || {
+            let mut probe = v.clone();
+            self.scrub_member(&mut probe, "params").is_err()
+        };
+        let Some(s) = self.session(key) else {
+            return out.set(Verdict::Drop, "no session");
+        };
+        let document_session = s.kind == Kind::Document;
+        let wants = visible
+            && s.fetch
+                .as_ref()
+                .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
+        if protected {
+            let msg = if document_session && rtype == "Document" && !response {
+                self.own_command(
+                    key,
+                    "Fetch.failRequest",
+                    json!({"requestId": rid, "errorReason": "BlockedByClient"}),
+                    Own::Ignore,
+                )
+            } else if response {
+                self.own_command(
+                    key,
+                    "Fetch.continueResponse",
+                    json!({"requestId": rid}),
+                    Own::Ignore,
+                )
+            } else {
+                self.own_command(
+                    key,
+                    "Fetch.continueRequest",
+                    json!({"requestId": rid}),
+                    Own::Ignore,
+                )
+            };
+            out.to_browser.push(msg);
+            return out.set(Verdict::Drop, "protected request answered by the guard");
+        }
+        if !wants {
+            let method = if response {
+                "Fetch.continueResponse"
+            } else {
+                "Fetch.continueRequest"
+            };
+            let msg = self.own_command(key, method, json!({"requestId": rid}), Own::Ignore);
+            out.to_browser.push(msg);
+            return out.set(Verdict::Drop, "paused for the guard only");
+        }
+        if let Some(s) = self.session_mut(key) {
+            s.paused.insert(rid, ());
+        }
+        out.to_client.push(frame.to_string());
+        out.set(Verdict::Forward, "");
+    }
+
+    pub(super) fn auth_event(
+        &mut self,
+        frame: &str,
+        v: Value,
+        key: &str,
+        visible: bool,
+        out: &mut Output,
+    ) {
+        let p = &v["params"];
+        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
+        let url = p["request"]["url"].as_str().unwrap_or_default();
+        let rtype = p["resourceType"].as_str().unwrap_or_default();
+        let frame_hidden = p["frameId"]
+            .as_str()
+            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
+        let protected = frame_hidden || self.m.cookie_url(url);
+        let wants = visible
+            && self.session(key).is_some_and(|s| {
+                s.fetch.as_ref().is_some_and(|f| {
+                    f.handle_auth
+                        && f.patterns
+                            .iter()
+                            .any(|pat| pat.wants(url, rtype, false) || pat.wants(url, rtype, true))
+                })
+            });
+        if protected || !wants {
+            let msg = self.own_command(
+                key,
+                "Fetch.continueWithAuth",
+                json!({"requestId": rid, "authChallengeResponse": {"response": "Default"}}),
+                Own::Ignore,
+            );
+            out.to_browser.push(msg);
+            return out.set(
+                Verdict::Drop,
+                if protected {
+                    "protected auth challenge answered by the guard"
+                } else {
+                    "auth challenge for the guard only"
+                },
+            );
+        }
+        if let Some(s) = self.session_mut(key) {
+            s.paused.insert(rid, ());
+        }
+        out.to_client.push(frame.to_string());
+        out.set(Verdict::Forward, "");
+    }
+    /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
+    /// the policy's own document pattern is kept in the browser.
+    pub(super) fn fetch_command(
+        &mut self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        v: &Value,
+    ) -> Step {
+        let kind = self.session(key).map(|s| s.kind);
+        if method == "Fetch.enable" {
+            let client = ClientFetch {
+                patterns: FetchPattern::list(params),
+                handle_auth: params
+                    .get("handleAuthRequests")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            };
+            let mut rewritten = None;
+            if kind == Some(Kind::Document) {
+                let mut patterns = params
+                    .get("patterns")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| vec![json!({"urlPattern": "*"})]);
+                patterns.push(guard_pattern());
+                let mut nv = v.clone();
+                nv["params"]["patterns"] = Value::Array(patterns);
+                rewritten = Some(nv);
+            }
+            if let Some(s) = self.session_mut(key) {
+                s.fetch = Some(client);
+            }
+            return Step::Go(rewritten);
+        }
+        if let Some(s) = self.session_mut(key) {
+            s.fetch = None;
+        }
+        if kind == Some(Kind::Document) {
+            let mut nv = json!({"id": id, "method": "Fetch.enable", "params": {"patterns": [guard_pattern()]}});
+            if !key.is_empty() {
+                nv["sessionId"] = Value::String(key.to_string());
+            }
+            return Step::Go(Some(nv));
+        }
+        Step::Go(None)
+    }
+
+    /// A client's answer to a paused request may name only a request id it was shown.
+    /// `Err(())` when refused; else the id whose pause the answer ends, if it does.
+    pub(super) fn fetch_answer_check(
+        &self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        out: &mut Output,
+    ) -> Result<Option<String>, ()> {
+        let Some(ends) = fetch_answer(method) else {
+            return Ok(None);
+        };
+        let rid = params
+            .get("requestId")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let shown = self
+            .session(key)
+            .is_some_and(|s| s.paused.contains(&rid.to_string()));
+        if !shown {
+            let refusal = self.m.refusal().to_string();
+            self.refuse(
+                key,
+                id,
+                &refusal,
+                "request id the client was not shown",
+                out,
+            );
+            return Err(());
+        }
+        Ok(ends.then(|| rid.to_string()))
+    }
+}

@@ -1,0 +1,236 @@
+//! Holds: client messages kept back until the policy's own checks are answered (or fail
+//! closed at their deadline), and the answers to the policy's own commands.
+
+use serde_json::{json, Value};
+
+use super::state::{Check, Hold, Own, Pending, Then};
+use super::{Output, Policy, Verdict};
+impl Policy {
+    /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
+    /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
+    /// the checks' commands, in order, and counts them.
+    pub(super) fn hold(
+        &mut self,
+        session: &str,
+        checks: Vec<(&str, Value, Check)>,
+        then: Vec<Then>,
+        out: &mut Output,
+    ) {
+        let hid = self.next_hold;
+        self.next_hold += 1;
+        let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
+        for (method, params, what) in checks {
+            let msg = self.own_command(session, method, params, Own::Check { hold: hid, what });
+            out.to_browser.push(msg);
+        }
+        self.holds.insert(
+            hid,
+            Hold {
+                waiting,
+                deadline: self.now + self.cfg.hold_ms,
+                blocked: false,
+                session: session.to_string(),
+                then,
+            },
+        );
+    }
+
+    /// Fails closed every hold whose checks are late.
+    pub(super) fn expire(&mut self, out: &mut Output) {
+        let late: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.deadline <= self.now)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in late {
+            if let Some(h) = self.holds.get_mut(&k) {
+                h.blocked = true;
+                h.waiting = 0;
+            }
+            self.settle_hold(k, out);
+        }
+    }
+
+    /// Sends on what a settled hold kept back.
+    pub(super) fn release(&mut self, then: Then, out: &mut Output) {
+        match then {
+            Then::Attached { response, .. } => {
+                out.to_client.push(response.to_string());
+                out.set(Verdict::Forward, "");
+            }
+            Then::AutoAttached { mut event, resume } => {
+                let sid = event["params"]["sessionId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                // The target was judged unprotected; only opener ids are taken out here.
+                let _ = self.scrub_member(&mut event, "params");
+                out.to_client.push(event.to_string());
+                if resume {
+                    let msg = self.own_command(
+                        &sid,
+                        "Runtime.runIfWaitingForDebugger",
+                        json!({}),
+                        Own::Ignore,
+                    );
+                    out.to_browser.push(msg);
+                }
+                out.set(Verdict::Forward, "");
+            }
+            Then::Command {
+                frame,
+                session,
+                id,
+                method,
+            } => {
+                self.pending.insert(
+                    (session, id),
+                    Pending {
+                        method,
+                        target: None,
+                    },
+                );
+                out.to_browser.push(frame);
+                out.set(Verdict::Forward, "");
+            }
+        }
+    }
+
+    /// Ends a hold: releases what it kept, or fails it closed.
+    pub(super) fn settle_hold(&mut self, hid: u64, out: &mut Output) {
+        let Some(h) = self.holds.remove(&hid) else {
+            return;
+        };
+        let open = self
+            .session(&h.session)
+            .is_some_and(|s| !s.closed && !self.hidden(&s.target, false));
+        let blocked = h.blocked || !open;
+        if blocked {
+            self.detach(&h.session, out);
+            let refusal = self.m.refusal().to_string();
+            for t in h.then {
+                match t {
+                    Then::Attached {
+                        client_session, id, ..
+                    }
+                    | Then::Command {
+                        session: client_session,
+                        id,
+                        ..
+                    } => {
+                        out.to_client.push(self.refusal_frame(
+                            &client_session,
+                            &Value::from(id),
+                            &refusal,
+                        ));
+                    }
+                    Then::AutoAttached { .. } => {}
+                }
+            }
+            return;
+        }
+        if let Some(s) = self.sessions.get_mut(&h.session) {
+            s.visible = true;
+        }
+        for t in h.then {
+            self.release(t, out);
+        }
+    }
+
+    pub(super) fn own_response(&mut self, id: i64, v: &Value, out: &mut Output) {
+        out.set(Verdict::Own, "answer to the guard's own command");
+        let Some((session, why)) = self.own.remove(&id) else {
+            return;
+        };
+        match why {
+            Own::Ignore => {}
+            Own::Discover => {
+                self.ready = true;
+                self.rejudge(out);
+                let queued: Vec<String> = self.queue.drain(..).collect();
+                for frame in queued {
+                    self.client_frame(&frame, out);
+                }
+                out.set(Verdict::Own, "guard ready");
+            }
+            Own::Check { hold, what } => {
+                let ok = v.get("error").is_none();
+                let blocked = match what {
+                    Check::Fetch => {
+                        if ok {
+                            if let Some(s) = self.sessions.get_mut(&session) {
+                                s.guarded = true;
+                            }
+                        }
+                        !ok
+                    }
+                    Check::FrameTree => {
+                        !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
+                            Some(main) => {
+                                if main {
+                                    self.session_reached(&session, true, out);
+                                }
+                                true
+                            }
+                            None => false,
+                        }
+                    }
+                    Check::History { entry } => {
+                        let mut found = None;
+                        if let Some(entries) = v["result"]["entries"].as_array() {
+                            for e in entries {
+                                let bad = ["url", "userTypedURL"]
+                                    .iter()
+                                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+                                if let Some(eid) = e["id"].as_i64() {
+                                    if let Some(s) = self.sessions.get_mut(&session) {
+                                        s.history.insert(eid, bad);
+                                    }
+                                    if eid == entry {
+                                        found = Some(bad);
+                                    }
+                                }
+                            }
+                        }
+                        !ok || found != Some(false)
+                    }
+                };
+                if let Some(h) = self.holds.get_mut(&hold) {
+                    h.blocked |= blocked;
+                    h.waiting = h.waiting.saturating_sub(1);
+                    if h.waiting == 0 {
+                        self.settle_hold(hold, out);
+                    }
+                }
+                out.set(Verdict::Own, "answer to the guard's own check");
+            }
+        }
+    }
+
+    /// Holds a `Page.navigateToHistoryEntry` for an entry the policy has not seen until its own
+    /// `Page.getNavigationHistory` shows where it goes.
+    pub(super) fn hold_history(
+        &mut self,
+        key: &str,
+        id: i64,
+        method: &str,
+        entry: i64,
+        frame: &str,
+        out: &mut Output,
+    ) {
+        let then = vec![Then::Command {
+            frame: frame.to_string(),
+            session: key.to_string(),
+            id,
+            method: method.to_string(),
+        }];
+        let checks = vec![(
+            "Page.getNavigationHistory",
+            json!({}),
+            Check::History { entry },
+        )];
+        self.hold(key, checks, then, out);
+        out.set(Verdict::Hold, "history entry checked first");
+    }
+}

@@ -1,0 +1,404 @@
+//! Sessions: attaching (asked for or automatic), the policy's checks on each new session,
+//! what a session's documents commit, and detaching.
+
+use serde_json::{json, Value};
+
+use super::client::Step;
+use super::fetch::guard_pattern;
+use super::state::{Check, Kind, Own, Pending, Session, Then};
+use super::{Output, Policy, Verdict};
+impl Policy {
+    /// Starts detaching a session and everything it attached; nothing of them reaches the
+    /// client afterwards.
+    pub(super) fn detach(&mut self, key: &str, out: &mut Output) {
+        if key.is_empty() {
+            return;
+        }
+        let Some(s) = self.sessions.get_mut(key) else {
+            return;
+        };
+        if s.closed {
+            return;
+        }
+        s.closed = true;
+        let parent = s.parent.clone();
+        out.detached.push(key.to_string());
+        let parent_open = self.session(&parent).is_some_and(|p| !p.closed);
+        if parent_open {
+            let msg = self.own_command(
+                &parent,
+                "Target.detachFromTarget",
+                json!({"sessionId": key}),
+                Own::Ignore,
+            );
+            out.to_browser.push(msg);
+        }
+        let children: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.parent == key && !s.closed)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for c in children {
+            if let Some(s) = self.sessions.get_mut(&c) {
+                s.closed = true;
+            }
+        }
+    }
+
+    pub(super) fn attach_response(
+        &mut self,
+        frame: &str,
+        v: Value,
+        key: &str,
+        id: i64,
+        p: &Pending,
+        out: &mut Output,
+    ) {
+        let Some(sid) = v["result"]["sessionId"].as_str().map(str::to_string) else {
+            out.to_client.push(frame.to_string());
+            return out.set(Verdict::Forward, "");
+        };
+        let then = Then::Attached {
+            response: v,
+            client_session: key.to_string(),
+            id,
+        };
+        if !self.sessions.contains_key(&sid) {
+            // No attachedToTarget event came first: judge the target as the command named it.
+            let target = p.target.clone().unwrap_or_default();
+            let kind = self
+                .targets
+                .get(&target)
+                .map_or(Kind::Document, |t| Kind::of(&t.kind));
+            self.sessions.insert(
+                sid.clone(),
+                Session::new(&target, kind, key, self.cfg.per_session),
+            );
+            if self.hidden(&target, true) {
+                self.detach(&sid, out);
+            } else {
+                return self.check_session(&sid, vec![then], out);
+            }
+        }
+        let (closed, visible) = self
+            .sessions
+            .get(&sid)
+            .map_or((true, false), |s| (s.closed, s.visible));
+        if closed {
+            let refusal = self.m.refusal().to_string();
+            out.to_client
+                .push(self.refusal_frame(key, &Value::from(id), &refusal));
+            return out.set(Verdict::Refuse, "target is protected");
+        }
+        if visible {
+            return self.release(then, out);
+        }
+        if let Some(h) = self.holds.values_mut().find(|h| h.session == sid) {
+            h.then.push(then);
+            return out.set(Verdict::Hold, "session checked first");
+        }
+        self.release(then, out)
+    }
+
+    pub(super) fn attached_event(&mut self, v: Value, key: &str, out: &mut Output) {
+        let p = &v["params"];
+        let Some(sid) = p["sessionId"].as_str().map(str::to_string) else {
+            return out.set(Verdict::Drop, "attachedToTarget without a session");
+        };
+        let info = p["targetInfo"].clone();
+        let protected = self.learn(&info, out);
+        let target = info["targetId"].as_str().unwrap_or_default();
+        let kind = Kind::of(info["type"].as_str().unwrap_or_default());
+        self.sessions.insert(
+            sid.clone(),
+            Session::new(target, kind, key, self.cfg.per_session),
+        );
+        if protected {
+            self.detach(&sid, out);
+            return out.set(Verdict::Drop, "protected target detached");
+        }
+        let waiting = p["waitingForDebugger"].as_bool().unwrap_or(false);
+        let client_wait = self.session(key).and_then(|s| s.auto_wait);
+        let resume = waiting && client_wait == Some(false);
+        let mut event = v;
+        if resume {
+            event["params"]["waitingForDebugger"] = Value::Bool(false);
+        }
+        self.check_session(&sid, vec![Then::AutoAttached { event, resume }], out);
+    }
+
+    /// Starts the policy's checks on a new session (document interception, frame tree) and
+    /// holds `then` until they are answered. Sessions that hold no documents are released now.
+    pub(super) fn check_session(&mut self, sid: &str, then: Vec<Then>, out: &mut Output) {
+        let kind = self.sessions.get(sid).map(|s| s.kind);
+        if kind != Some(Kind::Document) {
+            if let Some(s) = self.sessions.get_mut(sid) {
+                s.visible = true;
+            }
+            for t in then {
+                self.release(t, out);
+            }
+            return;
+        }
+        let checks = vec![
+            (
+                "Fetch.enable",
+                json!({"patterns": [guard_pattern()]}),
+                Check::Fetch,
+            ),
+            ("Page.getFrameTree", json!({}), Check::FrameTree),
+        ];
+        self.hold(sid, checks, then, out);
+        out.set(Verdict::Hold, "session checked first");
+    }
+
+    pub(super) fn detached_event(
+        &mut self,
+        frame: &str,
+        mut v: Value,
+        key: &str,
+        parent_shown: bool,
+        out: &mut Output,
+    ) {
+        let sid = v["params"]["sessionId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let Some(s) = self.sessions.remove(&sid) else {
+            return out.set(Verdict::Drop, "session the guard does not know");
+        };
+        self.forget_session(&sid, out);
+        if !(s.visible && parent_shown) {
+            return out.set(Verdict::Drop, "session the client never had");
+        }
+        let _ = key;
+        let mut changed = false;
+        if self.hidden(&s.target, false) {
+            if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
+                changed = params.remove("targetId").is_some();
+            }
+        }
+        self.deliver(frame, &v, changed, out);
+    }
+
+    /// Forgets a session that is gone, what it attached, its commands and the checks on it.
+    pub(super) fn forget_session(&mut self, sid: &str, out: &mut Output) {
+        self.pending.retain(|(k, _), _| k != sid);
+        self.own.retain(|_, (k, _)| k != sid);
+        let holds: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.session == sid)
+            .map(|(k, _)| *k)
+            .collect();
+        for h in holds {
+            if let Some(hold) = self.holds.get_mut(&h) {
+                hold.blocked = true;
+            }
+            self.settle_hold(h, out);
+        }
+        let children: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.parent == sid)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for c in children {
+            self.sessions.remove(&c);
+            self.forget_session(&c, out);
+        }
+    }
+
+    /// Whether a frame tree holds a frame whose URL or origin is protected: `Some(true)` when
+    /// it is the main frame.
+    pub(super) fn tree_reaches(&self, tree: &Value) -> Option<bool> {
+        fn walk(p: &Policy, node: &Value, main: bool) -> Option<bool> {
+            let f = &node["frame"];
+            let hit = ["url", "securityOrigin"]
+                .iter()
+                .any(|k| f[*k].as_str().is_some_and(|u| p.m.cookie_url(u)));
+            if hit {
+                return Some(main);
+            }
+            node["childFrames"]
+                .as_array()
+                .and_then(|kids| kids.iter().find_map(|k| walk(p, k, false)))
+        }
+        walk(self, tree, true)
+    }
+
+    /// A session showed a protected document: its target is protected when `main`, else the
+    /// session alone is detached.
+    pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {
+        let Some(target) = self.session(key).map(|s| s.target.clone()) else {
+            return;
+        };
+        if main && !target.is_empty() {
+            if let Some(t) = self.targets.get_mut(&target) {
+                t.origin = true;
+            }
+            self.protect_target(&target, out);
+        }
+        self.detach(key, out);
+    }
+    /// The client's `Target.attachToTarget`, `setAutoAttach` and `autoAttachRelated`: flat
+    /// sessions only, and every auto-attached target waits for the policy's checks.
+    pub(super) fn attach_command(
+        &mut self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        v: &Value,
+        out: &mut Output,
+    ) -> Step {
+        if method == "Target.attachToTarget" {
+            if params.get("flatten").and_then(Value::as_bool) != Some(true) {
+                self.refuse(
+                    key,
+                    id,
+                    "slicc: guard: only flat sessions are supported (flatten: true)",
+                    "non-flat session",
+                    out,
+                );
+                return Step::Done;
+            }
+            return Step::Go(None);
+        }
+        let auto = method == "Target.autoAttachRelated"
+            || params.get("autoAttach").and_then(Value::as_bool) == Some(true);
+        if auto
+            && method == "Target.setAutoAttach"
+            && params.get("flatten").and_then(Value::as_bool) != Some(true)
+        {
+            self.refuse(
+                key,
+                id,
+                "slicc: guard: only flat sessions are supported (flatten: true)",
+                "non-flat auto-attach",
+                out,
+            );
+            return Step::Done;
+        }
+        let wait = params
+            .get("waitForDebuggerOnStart")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if let Some(s) = self.session_mut(key) {
+            s.auto_wait = Some(wait);
+        }
+        if !wait {
+            let mut nv = v.clone();
+            nv["params"]["waitForDebuggerOnStart"] = Value::Bool(true);
+            return Step::Go(Some(nv));
+        }
+        Step::Go(None)
+    }
+
+    /// The client's `Page.navigateToHistoryEntry`: refused for a protected entry, held for one
+    /// the policy has not seen.
+    pub(super) fn history_command(
+        &mut self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        frame: &str,
+        out: &mut Output,
+    ) -> Step {
+        let entry = params.get("entryId").and_then(Value::as_i64);
+        let known = entry.and_then(|e| self.session(key)?.history.get(&e).copied());
+        match (entry, known) {
+            (_, Some(true)) | (None, _) => {
+                let refusal = self.m.refusal().to_string();
+                self.refuse(key, id, &refusal, "protected history entry", out);
+                Step::Done
+            }
+            (Some(_), Some(false)) => Step::Go(None),
+            (Some(e), None) => {
+                self.hold_history(key, id, method, e, frame, out);
+                Step::Done
+            }
+        }
+    }
+
+    /// A `Target.attachToBrowserTarget` result: the new session is a browser session.
+    pub(super) fn browser_session_response(&mut self, v: &Value, key: &str) {
+        if let Some(sid) = v["result"]["sessionId"].as_str() {
+            let mut s = Session::new("", Kind::Browser, key, self.cfg.per_session);
+            s.visible = true;
+            self.sessions.insert(sid.to_string(), s);
+        }
+    }
+
+    /// A `Page.getNavigationHistory` result: entries remembered, protected ones blanked.
+    /// Returns whether the result changed.
+    pub(super) fn history_response(&mut self, v: &mut Value, key: &str) -> bool {
+        let mut changed = false;
+        if let Some(entries) = v
+            .pointer_mut("/result/entries")
+            .and_then(Value::as_array_mut)
+        {
+            for e in entries.iter_mut() {
+                let bad = ["url", "userTypedURL"]
+                    .iter()
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(key)) {
+                    s.history.insert(eid, bad);
+                }
+                if bad {
+                    e["url"] = json!("about:blank");
+                    e["userTypedURL"] = json!("about:blank");
+                    e["title"] = json!("");
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// A `Page.getFrameTree` / `getResourceTree` result: whether a frame of it is protected
+    /// (then the session pays, and the client gets a refusal).
+    pub(super) fn frame_tree_response(&mut self, v: &Value, key: &str, out: &mut Output) -> bool {
+        match self.tree_reaches(&v["result"]["frameTree"]) {
+            Some(main) => {
+                self.session_reached(key, main, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `Page.frameNavigated` and `Runtime.executionContextCreated`: a document that
+    /// committed on a protected origin costs the session (and the target, for the main
+    /// frame). Returns why the event is withheld, if it is.
+    pub(super) fn commit_event(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        if method == "Page.frameNavigated" {
+            let f = &v["params"]["frame"];
+            let main = f.get("parentId").is_none();
+            let real = ["url", "securityOrigin"]
+                .iter()
+                .any(|k| f[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+            if real {
+                self.session_reached(key, main, out);
+                return Some("frame on a protected origin");
+            }
+        } else {
+            let c = &v["params"]["context"];
+            if c["origin"].as_str().is_some_and(|o| self.m.cookie_url(o)) {
+                let target = self.session(key).map(|s| s.target.clone());
+                let main = c["auxData"]["frameId"].as_str() == target.as_deref();
+                self.session_reached(key, main, out);
+                return Some("context on a protected origin");
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,276 @@
+//! Targets: the policy's target table and the spec's *Targets* rule, both ways (discovery
+//! answered to the client, target events and listings judged and filtered).
+
+use serde_json::{json, Value};
+
+use super::pattern::TargetFilter;
+use super::scrub::Judging;
+use super::state::Target;
+use super::{Output, Policy, Verdict};
+use crate::protected::Opener;
+impl Policy {
+    /// Whether a target is protected; a target the policy does not know counts as protected
+    /// when `unknown` says so.
+    pub(super) fn hidden(&self, id: &str, unknown: bool) -> bool {
+        match self.targets.get(id) {
+            Some(t) => t.protected,
+            None => self.gone.get(&id.to_string()).copied().unwrap_or(unknown),
+        }
+    }
+
+    /// Marks a target protected and detaches every session to it.
+    pub(super) fn protect_target(&mut self, id: &str, out: &mut Output) {
+        if let Some(t) = self.targets.get_mut(id) {
+            t.protected = true;
+        } else {
+            return;
+        }
+        let keys: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.target == id && !s.closed)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in keys {
+            self.detach(&k, out);
+        }
+    }
+
+    /// After the first discovery: a target listed before its opener was judged with an unknown
+    /// opener; judge inheriting targets again now that every opener is known.
+    pub(super) fn rejudge(&mut self, out: &mut Output) {
+        for _ in 0..8 {
+            let mut changed = Vec::new();
+            for (id, t) in &self.targets {
+                let url = t.info["url"].as_str().unwrap_or_default();
+                let opener = self.opener_of(&t.info);
+                let now = self.m.target(url, t.previous, opener) || t.origin;
+                if now != t.protected {
+                    changed.push((id.clone(), now));
+                }
+            }
+            if changed.is_empty() {
+                break;
+            }
+            for (id, p) in changed {
+                if p {
+                    self.protect_target(&id, out);
+                } else if let Some(t) = self.targets.get_mut(&id) {
+                    t.protected = false;
+                }
+            }
+        }
+    }
+
+    pub(super) fn opener_of(&self, info: &Value) -> Opener {
+        let opener = info
+            .get("openerId")
+            .and_then(Value::as_str)
+            .or_else(|| info.get("openerFrameId").and_then(Value::as_str));
+        match opener {
+            None => Opener::None,
+            Some(o) => match self.targets.get(o) {
+                Some(t) if t.protected => Opener::Protected,
+                Some(_) => Opener::Unprotected,
+                None => match self.gone.get(&o.to_string()) {
+                    Some(true) => Opener::Protected,
+                    Some(false) => Opener::Unprotected,
+                    None => Opener::Unknown,
+                },
+            },
+        }
+    }
+
+    /// Takes in a `TargetInfo` and judges its target by the spec's *Targets* rule; returns
+    /// whether it is protected. A target that turns protected loses every session.
+    pub(super) fn learn(&mut self, info: &Value, out: &mut Output) -> bool {
+        let Some(id) = info.get("targetId").and_then(Value::as_str) else {
+            return true;
+        };
+        let url = info.get("url").and_then(Value::as_str).unwrap_or_default();
+        let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
+        let opener = self.opener_of(info);
+        let (previous, origin) = self
+            .targets
+            .get(id)
+            .map_or((false, false), |t| (t.protected, t.origin));
+        let origin = origin && self.m.inherits(url);
+        let protected = self.m.target(url, previous, opener) || origin;
+        match self.targets.get_mut(id) {
+            Some(t) => {
+                t.info = info.clone();
+                t.kind = kind.to_string();
+                t.origin = origin;
+                t.previous = previous;
+                t.protected = protected;
+            }
+            None => {
+                self.seq += 1;
+                self.targets.insert(
+                    id.to_string(),
+                    Target {
+                        info: info.clone(),
+                        kind: kind.to_string(),
+                        protected,
+                        previous,
+                        origin,
+                        seq: self.seq,
+                        announced: false,
+                    },
+                );
+            }
+        }
+        if protected && !previous {
+            let id = id.to_string();
+            self.protect_target(&id, out);
+        }
+        protected
+    }
+
+    pub(super) fn target_event(
+        &mut self,
+        frame: &str,
+        mut v: Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) {
+        let info = v["params"]["targetInfo"].clone();
+        if self.learn(&info, out) {
+            return out.set(Verdict::Drop, "protected target");
+        }
+        let id = info["targetId"].as_str().unwrap_or_default().to_string();
+        let mut changed = false;
+        if key.is_empty() {
+            let kind = self
+                .targets
+                .get(&id)
+                .map(|t| t.kind.clone())
+                .unwrap_or_default();
+            let shown = self.root.discover.as_ref().is_some_and(|f| f.passes(&kind));
+            if !shown {
+                return out.set(Verdict::Drop, "the guard's own discovery");
+            }
+            if let Some(t) = self.targets.get_mut(&id) {
+                if method == "Target.targetInfoChanged" && !t.announced {
+                    v["method"] = json!("Target.targetCreated");
+                    changed = true;
+                }
+                t.announced = true;
+            }
+        }
+        match self.scrub_member(&mut v, "params") {
+            Err(()) => out.set(Verdict::Drop, "names a protected origin"),
+            Ok(more) => self.deliver(frame, &v, changed || more, out),
+        }
+    }
+
+    /// `Target.setDiscoverTargets` on the root: the policy's own discovery is always on, so it
+    /// answers the client itself and replays the targets the client may see.
+    pub(super) fn answer_discover(&mut self, id: i64, params: &Value, out: &mut Output) {
+        let on = params
+            .get("discover")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if on {
+            let filter = TargetFilter::of(params);
+            let mut shown: Vec<(u64, String)> = self
+                .targets
+                .iter()
+                .filter(|(_, t)| !t.protected && filter.passes(&t.kind))
+                .map(|(k, t)| (t.seq, k.clone()))
+                .collect();
+            shown.sort();
+            for (_, k) in shown {
+                let mut info = self.targets[&k].info.clone();
+                let mut changed = false;
+                let judging = Judging {
+                    m: &self.m,
+                    hidden: |t: &str| self.hidden(t, false),
+                    cookie_params: false,
+                };
+                judging.scrub(&mut info, &mut changed);
+                out.to_client.push(
+                    json!({"method": "Target.targetCreated", "params": {"targetInfo": info}})
+                        .to_string(),
+                );
+                if let Some(t) = self.targets.get_mut(&k) {
+                    t.announced = true;
+                }
+            }
+            self.root.discover = Some(filter);
+        } else {
+            self.root.discover = None;
+            for t in self.targets.values_mut() {
+                t.announced = false;
+            }
+        }
+        out.to_client
+            .push(json!({"id": id, "result": {}}).to_string());
+        out.set(Verdict::Answer, "discovery answered by the guard");
+    }
+    /// `Target.targetDestroyed` / `targetCrashed`: a destroyed target is remembered (for
+    /// openers); the event reaches the client when the target was shown to it.
+    pub(super) fn destroyed_event(
+        &mut self,
+        frame: &str,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) {
+        let id = v["params"]["targetId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let hidden = self.hidden(&id, false);
+        let announced = self.targets.get(&id).is_some_and(|t| t.announced);
+        if method == "Target.targetDestroyed" {
+            if let Some(t) = self.targets.remove(&id) {
+                self.gone.insert(id.clone(), t.protected);
+            }
+        }
+        if hidden {
+            return out.set(Verdict::Drop, "protected target");
+        }
+        if key.is_empty() && !(self.root.discover.is_some() && announced) {
+            return out.set(Verdict::Drop, "the guard's own discovery");
+        }
+        out.to_client.push(frame.to_string());
+        out.set(Verdict::Forward, "");
+    }
+
+    /// A `Target.getTargets` result: every target learnt, protected ones taken out. Returns
+    /// whether the result changed.
+    pub(super) fn targets_response(&mut self, v: &mut Value, out: &mut Output) -> bool {
+        let infos = v["result"]["targetInfos"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for info in &infos {
+            self.learn(info, out);
+        }
+        let mut changed = false;
+        if let Some(items) = v
+            .pointer_mut("/result/targetInfos")
+            .and_then(Value::as_array_mut)
+        {
+            let before = items.len();
+            let targets = &self.targets;
+            items.retain(|i| {
+                i["targetId"]
+                    .as_str()
+                    .is_some_and(|t| targets.get(t).is_some_and(|t| !t.protected))
+            });
+            changed = items.len() != before;
+        }
+        changed
+    }
+
+    /// A `Target.getTargetInfo` result: learnt; whether the target is protected (then the
+    /// client gets a refusal instead).
+    pub(super) fn target_info_response(&mut self, v: &Value, out: &mut Output) -> bool {
+        let info = v["result"]["targetInfo"].clone();
+        self.learn(&info, out)
+    }
+}
