@@ -22,7 +22,7 @@
 
 use url::{Host, Url};
 
-use super::host::{ip_of, transitional_form, Extra, DEVIATIONS, OLDER_UNICODE};
+use super::host::{ip_of, transitional_form, Extra, DEVIATIONS};
 use super::pattern::{
     all_ipv4_chars, could_be_name, has_ipv6_chars, known_text, literal, pattern, Piece,
 };
@@ -173,11 +173,11 @@ pub(super) fn could_be_ip(
         .map(|e| e.text.clone())
 }
 
-/// A parsed URL whose host has deviation characters, judged as transitional IDNA maps them
-/// (a strict matcher), or with `ẞ` as `ss` as UTS 46 before Unicode 15.1 maps it (every matcher).
+/// A parsed URL whose host has deviation characters, judged as transitional IDNA maps them,
+/// which also reads `ẞ` as `ss` as UTS 46 tables before Unicode 15.1 do (a strict matcher only).
 pub(super) fn transitional<R: Record>(rules: &Rules, input: &str, rec: &mut R) -> bool {
-    // Deviation characters are non-ASCII, or percent-escaped.
-    if input.is_ascii() && !input.contains('%') {
+    // Only a strict matcher reads them; deviation characters are non-ASCII, or percent-escaped.
+    if !rules.strict || (input.is_ascii() && !input.contains('%')) {
         return false;
     }
     let cleaned = clean(input);
@@ -202,15 +202,10 @@ pub(super) fn transitional<R: Record>(rules: &Rules, input: &str, rec: &mut R) -
     let port = port.filter(|p| Some(*p) != default_port(scheme));
     let decoded = percent_decode(host.as_bytes());
     let text = String::from_utf8_lossy(&decoded);
-    let deviations: &[char] = if rules.strict {
-        &DEVIATIONS
-    } else {
-        &OLDER_UNICODE
-    };
-    if !text.contains(deviations) {
+    if !text.contains(DEVIATIONS) {
         return false;
     }
-    let variant = transitional_form(&text, deviations);
+    let variant = transitional_form(&text, &DEVIATIONS);
     let pattern = match Host::parse(&variant) {
         Ok(host) => literal(&host.to_string()),
         Err(_) => pattern(&variant),

@@ -62,12 +62,10 @@ pub(super) fn plain_name(name: &str) -> bool {
         && !name.contains("xn--")
 }
 
-/// The deviation characters, mapped differently by transitional IDNA.
+/// The deviation characters, mapped differently by transitional IDNA, and capital `ẞ`, which
+/// UTS 46 tables before Unicode 15.1 map to `ss` (WHATWG parsers with such tables, Node 20's
+/// among them, still read it so) and later ones to `ß`.
 pub(super) const DEVIATIONS: [char; 5] = ['ß', 'ẞ', 'ς', '\u{200C}', '\u{200D}'];
-
-/// The one deviation UTS 46 itself mapped differently before Unicode 15.1: capital `ẞ` was
-/// `ss`, as WHATWG parsers with older tables (Node 20's) still read it.
-pub(super) const OLDER_UNICODE: [char; 1] = ['ẞ'];
 
 /// A host as transitional IDNA maps the deviation characters among `which`: `ß` and `ẞ` to
 /// `ss`, `ς` to `σ`, ZWJ and ZWNJ to nothing.

@@ -60,7 +60,9 @@ impl Matcher {
     ///   [`Matcher::cookie_url`]);
     /// - a host with deviation characters (`ß`, `ẞ`, `ς`, ZWJ, ZWNJ) is also judged as
     ///   transitional IDNA maps them, as Chromium did before it moved to nontransitional
-    ///   processing ([`Divergence::Transitional`]);
+    ///   processing, which also reads capital `ẞ` as `ss` as UTS 46 tables before Unicode 15.1
+    ///   do (Node 20's `URL`); the default reading follows the current table, as Chromium 156
+    ///   does ([`Divergence::Transitional`]; the module docs, "Which Unicode version");
     /// - inner schemes nested past [`MAX_INNER`](super::MAX_INNER) are protected ([`Divergence::Nesting`]);
     /// - an IPv6 literal the parser rejects (`[::1%25eth0]`) is protected when an extra origin
     ///   with its scheme and port is an IPv6 literal;

@@ -59,12 +59,12 @@
 //!   only `UIDNA_CHECK_BIDI` (`url/url_idna_icu.cc`): transitional processing, no CONTEXTJ
 //!   check. So `ß` becomes `ss`, `ς` becomes `σ` and ZWJ/ZWNJ vanish
 //!   (`https://se\u{200D}ven.sliccy.ai/`), where the `url` crate keeps or rejects them. Capital
-//!   `ẞ` (U+1E9E) mapped to `ss` before Unicode 15.1 and is treated the same way. Both forms
-//!   are judged, and either being protected is enough. (Chromium 156 has moved to
-//!   nontransitional processing with CONTEXTJ, `straße` is `xn--strae-oqa` there, so the
-//!   transitional reading is strict only, for the older Chromium builds a guard may drive;
-//!   `ẞ` as `ss` stays in every matcher, since WHATWG parsers with older tables, Node 20's
-//!   among them, read it so.)
+//!   `ẞ` (U+1E9E) mapped to `ss` in UTS 46 tables before Unicode 15.1 and is treated the same
+//!   way. Both forms are judged, and either being protected is enough. Chromium 156 has moved
+//!   to nontransitional processing with CONTEXTJ and the current table (`straße` and `STRAẞE`
+//!   are both `xn--strae-oqa` there), so these readings are strict only, for the older
+//!   Chromium builds a guard may drive and for readers with older tables (see "Which Unicode
+//!   version" below).
 //! - **Code points a parser does not know** ([`Divergence::RejectedHost`]): the Unicode
 //!   versions of IDNA tables differ. The `url` crate maps Unicode 16's outlined letters
 //!   (U+1CCE8 is `s`) that Node 20 rejects; a newer ICU in Chromium may map code points the
@@ -123,6 +123,31 @@
 //!   cookie on a `sliccy.ai` host, and `127.1`, `2130706433` or `[0::1]` on an IP extra
 //!   origin's host. A cookie domain is therefore judged by its name and also as that URL's
 //!   host (with the same fail-closed readings as URLs, on any port).
+//!
+//! # Which Unicode version's UTS 46 table
+//!
+//! The default reading maps hosts by the UTS 46 table of the `url` crate's `idna` (1.x, whose
+//! Unicode back end is ICU4X 2 through `idna_adapter` 1.2, the lockfile's choice: Unicode 17
+//! or later), which is the table Chromium 156 applies (its bundled ICU 78, Unicode 17):
+//! the guard drives a current Chromium, so the answer that matters is the one that Chromium's
+//! canonicalizer gives. Readers with older tables answer otherwise on the characters whose
+//! mapping changed, and for each such character the matcher and the vectors do one of two
+//! things:
+//!
+//! - a character an older table does not have (Unicode 16's outlined letters U+1CCD6..U+1CCF9,
+//!   which Node 20's `URL` rejects) is read as "any text" by the rejected-host reading
+//!   (amendment A1), so a reader with an older table fails closed and every reader gives the
+//!   vectors' answers;
+//! - a character an older table maps to other text is not in `protected.json`, because no
+//!   answer suits every reader. There is one among the vectors' characters: capital `ẞ`,
+//!   `ss` before Unicode 15.1 (Node 20's `URL`, whose ada has its own older tables) and `ß`
+//!   since (the `url` crate, Chromium 156). `https://STRAẞE.example.test:8443/` is on the
+//!   extra origin `https://strasse.example.test:8443` by the old table and on
+//!   `xn--strae-oqa.example.test` by the current one, so the default reading does not protect
+//!   it, and the strict reading, which also reads `ẞ` as `ss`, does; the vector is in
+//!   `tests/data/protected-strict.json`. `tests/protected_mjs_chromium.rs` compares every
+//!   character of the vectors as Chromium and Node read it, and fails on a vector whose answer
+//!   depends on the table.
 
 // The matcher's layers, lowest first; each module uses only those above it in this list (checked
 // by scripts/module-cycles.py):

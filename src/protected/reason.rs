@@ -57,9 +57,8 @@ pub enum Divergence {
     /// The `url` crate rejects the host (an invalid `xn--` label, a space, a `％` escape, a
     /// code point it does not know or a context rule) and Chromium might accept it.
     RejectedHost,
-    /// Chromium's transitional IDNA maps `ß`, `ẞ`, `ς`, ZWJ and ZWNJ differently (a
-    /// [strict](super::Matcher::strict) matcher), and UTS 46 before Unicode 15.1 maps `ẞ` to `ss`
-    /// (every matcher).
+    /// Chromium's transitional IDNA maps `ß`, `ẞ`, `ς`, ZWJ and ZWNJ differently, and UTS 46
+    /// tables before Unicode 15.1 map `ẞ` to `ss` (a [strict](super::Matcher::strict) matcher).
     Transitional,
     /// The `url` crate rejects an IP-like host and an extra origin is an IP literal.
     NumericHost,
