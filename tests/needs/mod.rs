@@ -32,3 +32,12 @@ pub fn node() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// Whether `go` runs.
+#[allow(dead_code)]
+pub fn go() -> bool {
+    std::process::Command::new("go")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}

@@ -1,0 +1,3 @@
+module github.com/ai-ecoverse/slicc-browsers
+
+go 1.19
