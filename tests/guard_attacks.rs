@@ -27,15 +27,44 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 const OPEN: &[(&str, u8)] = &[
     ("c1.oopif-js-url", 1),
     ("c1.oopif-capture-snapshot", 1),
+    ("c1.oopif-screenshot", 1),
+    ("c1.oopif-screencast", 1),
+    ("c1.oopif-print-pdf", 1),
     ("c1.oopif-insert-text", 1),
+    ("c1.oopif-key-events", 1),
+    ("c1.oopif-mouse-click", 1),
+    ("c1.oopif-touch", 1),
+    ("c1.oopif-drop", 1),
+    ("c1.oopif-intercept-drags", 1),
+    ("c1.oopif-copy", 1),
+    ("c1.oopif-paste", 1),
+    ("c1.oopif-ime", 1),
     ("c2.inflight-redirect", 2),
+    ("c2.sw-navigation", 2),
     ("c2.bfcache-back", 2),
     ("c3.chrome-history", 3),
+    ("c3.chrome-history-navigate", 3),
+    ("c3.chrome-inspect", 3),
+    ("c3.process-internals", 3),
+    ("c3.serviceworker-internals", 3),
+    ("c3.settings-permission", 3),
     ("c4.tracing-page-session", 4),
+    ("c4.tracing-stream", 4),
+    ("c4.heap-snapshot-same-site", 4),
+    ("c4.cpu-profile-same-site", 4),
     ("c5.json-list-popup", 5),
+    ("c5.unknown-session", 5),
     ("c6.extra-headers-subresource", 6),
     ("c6.ua-override-subresource", 6),
+    ("c6.emulation-ua-subresource", 6),
+    ("c6.accept-language-subresource", 6),
+    ("c7.debugger-script-source", 7),
 ];
+
+/// Attacks seen to get through in some runs and stopped in others (a race the attacker wins
+/// now and then, even with its retries): reported, failed neither way. Each is also in
+/// /work/notes/attacks-findings.md.
+const RACY: &[(&str, u8)] = &[("c1.created-frame-js-url", 1)];
 
 /// How one leg went for one attack.
 struct LegResult {
@@ -82,7 +111,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
         assert!((1..=7).contains(&a.class), "{}: class {}", a.id, a.class);
         assert!(a.id.starts_with(&format!("c{}.", a.class)), "{}", a.id);
     }
-    for (id, class) in OPEN {
+    for (id, class) in OPEN.iter().chain(RACY) {
         let a = attacks.iter().find(|a| a.id == *id);
         assert!(a.is_some(), "OPEN names {id}, which is not an attack");
         assert_eq!(a.map(|a| a.class), Some(*class), "OPEN's class of {id}");
@@ -108,6 +137,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
         }
         n += 1;
         let open = OPEN.iter().any(|(id, _)| *id == a.id);
+        let racy = RACY.iter().any(|(id, _)| *id == a.id);
         println!(
             "{} [class {}: {}] {}\n  direct  ({:.1}s): {}\n  guarded ({:.1}s): {}",
             a.id,
@@ -119,8 +149,20 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
             g.took.as_secs_f64(),
             describe(&g.res),
         );
-        if d.res.is_ok() {
+        // A baseline probe works unguarded when Chromium shows the right behaviour.
+        let unguarded_ok = if a.baseline {
+            matches!(d.res, Err(Stop::Failed(_)))
+        } else {
+            d.res.is_ok()
+        };
+        if unguarded_ok {
             works += 1;
+        } else if a.baseline {
+            problems.push(format!(
+                "{}: the probe does not see Chromium's own behaviour unguarded, so it proves nothing ({})",
+                a.id,
+                describe(&d.res)
+            ));
         } else {
             problems.push(format!(
                 "{}: does not work unguarded, so it proves nothing ({})",
@@ -131,7 +173,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
         match &g.res {
             Ok(e) => {
                 through += 1;
-                if !open {
+                if !open && !racy {
                     problems.push(format!("{}: got through the proxy: {e}", a.id));
                 }
             }
@@ -147,6 +189,10 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
     }
     println!("open (known to get through, issue-19 class):");
     for (id, class) in OPEN {
+        println!("  {id} (class {class})");
+    }
+    println!("racy (got through in some runs):");
+    for (id, class) in RACY {
         println!("  {id} (class {class})");
     }
     println!("took {:.1}s", started.elapsed().as_secs_f64());

@@ -349,11 +349,24 @@ fn app_js(secret: &str) -> String {
       navigator.serviceWorker.register("/sw.js?k=" + secret).then(() => ev("sw", "registered"), (e) => ev("sw", "failed " + e));
     }}
     if (location.search.includes("busy=1")) {{
-      const spin = {{ ["vaultSpin_" + secret]: function () {{ let x = 0; for (let i = 0; i < 200000; i++) x += i; return x; }} }}["vaultSpin_" + secret];
+      const spin = new Function("return function vaultSpin_" + secret + "() {{ let x = 0; for (let i = 0; i < 200000; i++) x += i; return x; }}")();
       setInterval(spin, 5);
     }}
+    try {{
+      const r = indexedDB.open("vault", 1);
+      r.onupgradeneeded = () => r.result.createObjectStore("kv");
+      r.onsuccess = () => {{
+        const tx = r.result.transaction("kv", "readwrite");
+        tx.objectStore("kv").put(secret, "secret");
+        tx.oncomplete = () => ev("idb", "stored");
+      }};
+    }} catch (e) {{}}
+    try {{
+      caches.open("vault").then((c) => c.put("/cached-secret", new Response(secret))).then(() => ev("cache", "stored"), () => {{}});
+    }} catch (e) {{}}
     ev("loaded", location.href);
   }});
+  window.makeBlob = () => URL.createObjectURL(new Blob(["<title>blob</title><p id=secret>" + secret + "</p>"], {{ type: "text/html" }}));
   window.openBlank = () => {{
     const w = window.open("about:blank", "_blank");
     w.document.title = "popup " + secret;

@@ -12,85 +12,90 @@ use super::{sleep, Attack, Ctx, Res, Stop, VAULT};
 
 /// Every attack, in run order.
 pub fn all() -> Vec<Attack> {
+    use Attack as A;
     vec![
-        Attack {
-            id: "c1.oopif-js-url",
-            class: 1,
-            what: "the client's page points its cross-site iframe at the vault, then Page.navigate javascript: by frameId",
-            run: oopif_js_url,
-        },
-        Attack {
-            id: "c1.created-frame-js-url",
-            class: 1,
-            what: "the client creates a target that frames the vault, then Page.navigate javascript: by frameId",
-            run: created_frame_js_url,
-        },
-        Attack {
-            id: "c1.oopif-capture-snapshot",
-            class: 1,
-            what: "Page.captureSnapshot of the client's page holding a vault frame",
-            run: oopif_capture_snapshot,
-        },
-        Attack {
-            id: "c1.oopif-insert-text",
-            class: 1,
-            what: "a click into the vault frame's input, then Input.insertText",
-            run: oopif_insert_text,
-        },
-        Attack {
-            id: "c2.inflight-redirect",
-            class: 2,
-            what: "a slow ordinary redirect to the vault, attached during the hop, with an init script",
-            run: inflight_redirect,
-        },
-        Attack {
-            id: "c2.bfcache-back",
-            class: 2,
-            what: "history.back() into a vault page held in the back/forward cache, with queued evaluates",
-            run: bfcache_back,
-        },
-        Attack {
-            id: "c3.chrome-history",
-            class: 3,
-            what: "chrome://history lists a visited vault URL with its secret query",
-            run: chrome_history,
-        },
-        Attack {
-            id: "c4.tracing-page-session",
-            class: 4,
-            what: "Tracing on the client's own page session records another tab's vault URL",
-            run: tracing_page_session,
-        },
-        Attack {
-            id: "c5.json-list-popup",
-            class: 5,
-            what: "/json/list lists an about:blank popup a vault page opened and titled",
-            run: json_list_popup,
-        },
-        Attack {
-            id: "c6.extra-headers-subresource",
-            class: 6,
-            what: "Network.setExtraHTTPHeaders reaches a vault subresource request",
-            run: extra_headers_subresource,
-        },
-        Attack {
-            id: "c6.ua-override-subresource",
-            class: 6,
-            what: "Network.setUserAgentOverride reaches a vault subresource request",
-            run: ua_override_subresource,
-        },
-        Attack {
-            id: "c7.create-target-vault",
-            class: 7,
-            what: "Target.createTarget on the vault, attach, evaluate",
-            run: create_target_vault,
-        },
-        Attack {
-            id: "c7.get-cookies-urls",
-            class: 7,
-            what: "Network.getCookies with the vault's URL",
-            run: get_cookies_urls,
-        },
+        // Class 1: out-of-process frames of the client's own page.
+        A::new("c1.oopif-js-url", "the client's page points its cross-site iframe at the vault, then Page.navigate javascript: by frameId", oopif_js_url),
+        A::new("c1.created-frame-js-url", "the client creates a target that frames the vault, then Page.navigate javascript: by frameId", created_frame_js_url).tries(3),
+        A::new("c1.oopif-capture-snapshot", "Page.captureSnapshot of the client's page holding a vault frame", oopif_capture_snapshot),
+        A::new("c1.oopif-screenshot", "Page.captureScreenshot of the client's page holding a vault frame", oopif_screenshot),
+        A::new("c1.oopif-screencast", "Page.startScreencast of the client's page holding a vault frame", oopif_screencast),
+        A::new("c1.oopif-print-pdf", "Page.printToPDF of the client's page holding a vault frame", oopif_print_pdf),
+        A::new("c1.oopif-insert-text", "a click into the vault frame's input, then Input.insertText", oopif_insert_text),
+        A::new("c1.oopif-key-events", "a click into the vault frame's input, then Input.dispatchKeyEvent", oopif_key_events),
+        A::new("c1.oopif-mouse-click", "Input.dispatchMouseEvent on the vault frame's button", oopif_mouse_click),
+        A::new("c1.oopif-touch", "Input.dispatchTouchEvent on the vault frame", oopif_touch),
+        A::new("c1.oopif-drop", "Input.dispatchDragEvent drops the client's data on the vault frame's drop zone", oopif_drop),
+        A::new("c1.oopif-intercept-drags", "Input.setInterceptDrags, then a mouse drag of the vault frame's draggable: Input.dragIntercepted", oopif_intercept_drags),
+        A::new("c1.oopif-copy", "selectAll and copy editing commands in the vault frame, paste into the client's textarea", oopif_copy),
+        A::new("c1.oopif-paste", "the client's text copied, then a paste editing command in the vault frame's input", oopif_paste),
+        A::new("c1.oopif-ime", "Input.imeSetComposition into the vault frame's input", oopif_ime),
+        A::new("c1.oopif-auto-attach", "Target.setAutoAttach on the client's page: a session to the vault frame", oopif_auto_attach).tries(3),
+        A::new("c1.created-frame-snapshot", "Page.captureSnapshot of a created target that frames the vault", created_frame_snapshot).tries(3),
+        // Class 2: documents committing without the document interception.
+        A::new("c2.inflight-redirect", "a slow ordinary redirect to the vault, attached during the hop, with an init script", inflight_redirect).tries(3),
+        A::new("c2.inflight-binding", "a slow ordinary redirect to the vault, attached during the hop: Runtime.addBinding called with the secret", inflight_binding).tries(3),
+        A::new("c2.own-page-slow-redirect", "the client's own attached page follows a slow redirect to the vault", own_page_slow_redirect).tries(3),
+        A::new("c2.sw-navigation", "the client's page navigates to a page the vault's service worker answers, with an init script", sw_navigation).tries(3),
+        A::new("c2.sw-page-navigate", "Page.navigate to a page the vault's service worker answers", sw_page_navigate),
+        A::new("c2.bfcache-back", "history.back() into a vault page held in the back/forward cache, with queued evaluates", bfcache_back).tries(3),
+        A::new("c2.bfcache-history-entry", "Page.navigateToHistoryEntry into a vault page held in the back/forward cache", bfcache_history_entry).tries(3),
+        A::new("c2.back-no-store", "history.back() into a no-store vault page (a network reload)", back_no_store).tries(3),
+        // Class 3: browser-internal pages.
+        A::new("c3.chrome-history", "chrome://history lists a visited vault URL with its secret query", chrome_history),
+        A::new("c3.chrome-history-navigate", "the client's page navigates itself to chrome://history", chrome_history_navigate),
+        A::new("c3.chrome-inspect", "chrome://inspect lists the vault tab's URL", chrome_inspect),
+        A::new("c3.process-internals", "chrome://process-internals lists the vault tab's URL", process_internals),
+        A::new("c3.serviceworker-internals", "chrome://serviceworker-internals lists the vault worker's script URL", serviceworker_internals),
+        A::new("c3.settings-permission", "chrome://settings grants the vault a permission through its own chrome.send", settings_permission),
+        // Class 4: profiling.
+        A::new("c4.tracing-page-session", "Tracing on the client's own page session records another tab's vault URL", tracing_page_session),
+        A::new("c4.tracing-stream", "Tracing on the client's page session returned as an IO stream", tracing_stream),
+        A::new("c4.heap-snapshot-same-site", "HeapProfiler.takeHeapSnapshot of a page sharing its renderer with the extra origin's page", heap_snapshot_same_site),
+        A::new("c4.cpu-profile-same-site", "Profiler on a page sharing its renderer with the extra origin's page", cpu_profile_same_site),
+        // Class 5: the proxy's own surfaces.
+        A::new("c5.json-list-popup", "/json/list lists an about:blank popup a vault page opened and titled", json_list_popup),
+        A::baseline("c5.unknown-session", "a command on a session id nobody has gets no answer", unknown_session),
+        A::new("c5.json-list-vault", "/json/list lists the vault tab", json_list_vault),
+        A::new("c5.json-new-vault", "/json/new opens the vault", json_new_vault),
+        A::new("c5.json-close-vault", "/json/close closes the vault tab by id", json_close_vault),
+        A::new("c5.page-websocket", "the proxy's /devtools/page/<vault id> WebSocket", page_websocket),
+        // Class 6: client headers on protected subresources.
+        A::new("c6.extra-headers-subresource", "Network.setExtraHTTPHeaders reaches a vault subresource request", extra_headers_subresource),
+        A::new("c6.ua-override-subresource", "Network.setUserAgentOverride reaches a vault subresource request", ua_override_subresource),
+        A::new("c6.emulation-ua-subresource", "Emulation.setUserAgentOverride reaches a vault subresource request", emulation_ua_subresource),
+        A::new("c6.accept-language-subresource", "an Accept-Language override reaches a vault subresource request", accept_language_subresource),
+        A::new("c6.fetch-header-subresource", "Fetch.continueRequest adds a header to a vault subresource request", fetch_header_subresource),
+        // Class 7: other ways in.
+        A::new("c7.create-target-vault", "Target.createTarget on the vault, attach, evaluate", create_target_vault),
+        A::new("c7.url-variants", "Page.navigate to the vault spelled with a trailing dot, a port, user info, upper case", url_variants),
+        A::new("c7.view-source", "Target.createTarget on view-source: of the vault", view_source),
+        A::new("c7.blob-url", "Target.createTarget on a blob: URL the vault made", blob_url),
+        A::new("c7.get-cookies-urls", "Network.getCookies with the vault's URL", get_cookies_urls),
+        A::new("c7.get-all-cookies", "Network.getAllCookies", get_all_cookies),
+        A::new("c7.storage-get-cookies", "Storage.getCookies", storage_get_cookies),
+        A::new("c7.cookie-url-variants", "Network.getCookies with the vault's URL spelled as ws:, a trailing dot, upper case", cookie_url_variants),
+        A::new("c7.set-parent-cookie", "Storage.setCookies on .sliccy.ai reaches the vault", set_parent_cookie),
+        A::new("c7.grant-permissions", "Browser.grantPermissions to the vault", grant_permissions),
+        A::new("c7.fetch-browser-session", "Fetch.enable on the browser session sees the vault's requests", fetch_browser_session),
+        A::new("c7.fetch-fulfill-browser", "Fetch on the browser session fulfills the vault's document", fetch_fulfill_browser),
+        A::new("c7.fetch-response-body", "Fetch at the response stage on the client's page reads a vault response", fetch_response_body),
+        A::new("c7.network-response-body", "Network.getResponseBody on guessed ids around a vault subresource", network_response_body),
+        A::new("c7.load-network-resource", "Network.loadNetworkResource of the vault's secret with credentials", load_network_resource),
+        A::new("c7.page-resource-content", "Page.getResourceContent of a vault script the client's page loaded", page_resource_content),
+        A::new("c7.debugger-script-source", "Debugger.getScriptSource of a vault script the client's page loaded", debugger_script_source),
+        A::new("c7.download-behavior", "Browser.setDownloadBehavior: the vault's download is announced to the client", download_behavior),
+        A::new("c7.expose-devtools-protocol", "Target.exposeDevToolsProtocol gives the client's page its own CDP channel", expose_devtools_protocol),
+        A::new("c7.popup-auto-attach", "browser-wide auto-attach (paused), then the client's page opens the vault in a popup", popup_auto_attach).tries(3),
+        A::new("c7.attach-vault-popup", "Target.attachToTarget on the about:blank popup a vault page opened", attach_vault_popup),
+        A::new("c7.attach-vault-by-id", "Target.attachToTarget on the vault tab's id", attach_vault_by_id),
+        A::new("c7.close-vault-by-id", "Target.closeTarget on the vault tab's id", close_vault_by_id),
+        A::new("c7.tab-target", "attach to the vault's tab target, then auto-attach to its page", tab_target),
+        A::new("c7.browser-target-session", "Target.attachToBrowserTarget, then attach to the vault there", browser_target_session),
+        A::new("c7.browser-context-vault", "Target.createBrowserContext, then the vault in it", browser_context_vault),
+        A::new("c7.sw-attach", "Target.attachToTarget on the vault's service worker", sw_attach),
+        A::new("c7.sw-registrations", "ServiceWorker.enable reports the vault's worker script URL", sw_registrations),
+        A::new("c7.sw-push", "ServiceWorker.deliverPushMessage to the vault's worker", sw_push),
     ]
 }
 
@@ -135,23 +140,35 @@ fn frame_id(ctx: &Ctx, session: &str) -> Result<String, Stop> {
         .ok_or_else(|| Stop::Failed(format!("no frame id in {d}")))
 }
 
+/// The client's page holding a vault frame.
+struct Framed {
+    target: String,
+    session: String,
+    frame: String,
+}
+
 /// The client's page with its cross-site iframe pointed (by the page's own script) at the
-/// vault app; waits until the app reports it loaded. (session, frame id).
-fn oopif(ctx: &Ctx) -> Result<(String, String), Stop> {
-    let (_, s) = client_page(ctx, Some("http://plain.example/page?t=x"))?;
+/// vault app; waits until the app reports it loaded.
+fn oopif(ctx: &Ctx) -> Result<Framed, Stop> {
+    oopif_at(ctx, &ctx.vault("/app"))
+}
+
+fn oopif_at(ctx: &Ctx, url: &str) -> Result<Framed, Stop> {
+    let (target, session) = client_page(ctx, Some("http://plain.example/page?t=x"))?;
     ctx.eval(
-        &s,
-        &format!(
-            "document.getElementById('f').src = {}; true",
-            json!(ctx.vault("/app"))
-        ),
+        &session,
+        &format!("document.getElementById('f').src = {}; true", json!(url)),
     )?;
-    if !ctx.app_loaded(&ctx.tag, 8000) {
+    if !ctx.app_loaded(&ctx.tag, 5000) {
         return Err(Stop::Failed("the vault frame never loaded".into()));
     }
-    sleep(200);
-    let f = frame_id(ctx, &s)?;
-    Ok((s, f))
+    sleep(300);
+    let frame = frame_id(ctx, &session)?;
+    Ok(Framed {
+        target,
+        session,
+        frame,
+    })
 }
 
 /// A mouse click at (x, y) through the client's page session.
@@ -198,7 +215,11 @@ fn user_visits_secret_url(ctx: &Ctx) -> Result<String, Stop> {
 // ---- class 1: out-of-process frames ----
 
 fn oopif_js_url(ctx: &Ctx) -> Res {
-    let (s, f) = oopif(ctx)?;
+    let Framed {
+        session: s,
+        frame: f,
+        ..
+    } = oopif(ctx)?;
     let _ = ctx.send(
         "Page.navigate",
         json!({"frameId": f, "url": format!("javascript:{}", ctx.exfil_js())}),
@@ -212,7 +233,7 @@ fn created_frame_js_url(ctx: &Ctx) -> Res {
         "http://ordinary.test",
         &format!("/page?frame={}", encode(&ctx.vault("/app"))),
     ))?;
-    if !ctx.app_loaded(&ctx.tag, 8000) {
+    if !ctx.app_loaded(&ctx.tag, 5000) {
         return Err(Stop::Failed("the vault frame never loaded".into()));
     }
     ctx.wait_true(&s, "document.readyState === 'complete'", 5000)?;
@@ -226,7 +247,7 @@ fn created_frame_js_url(ctx: &Ctx) -> Res {
 }
 
 fn oopif_capture_snapshot(ctx: &Ctx) -> Res {
-    let (s, _) = oopif(ctx)?;
+    let s = oopif(ctx)?.session;
     let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
     ctx.holds_secret(
         "Page.captureSnapshot",
@@ -235,7 +256,7 @@ fn oopif_capture_snapshot(ctx: &Ctx) -> Res {
 }
 
 fn oopif_insert_text(ctx: &Ctx) -> Res {
-    let (s, _) = oopif(ctx)?;
+    let s = oopif(ctx)?.session;
     click(ctx, &s, 100.0, 55.0)?;
     sleep(200);
     let text = format!("typed-{}", ctx.tag);
@@ -427,4 +448,1539 @@ fn get_cookies_urls(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     ctx.holds_secret("Network.getCookies", &r.to_string())
+}
+
+// ---- more of class 1 ----
+
+/// Decodes standard base64 (padding and whitespace ignored).
+fn b64decode(s: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => continue,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+/// `text` without the value of each `key` up to `end` (dates and ids in a PDF).
+fn strip_fields(mut text: String, key: &str, end: char) -> String {
+    while let Some(i) = text.find(key) {
+        let rest = &text[i + key.len()..];
+        let j = rest.find(end).map_or(text.len(), |j| i + key.len() + j + 1);
+        text.replace_range(i..j, "");
+    }
+    text
+}
+
+/// Normalizes a capture for comparison: a PDF loses its dates and ids.
+fn normalize(data: &str) -> String {
+    let bytes = b64decode(data);
+    if !bytes.starts_with(b"%PDF") {
+        return data.to_string();
+    }
+    let text: String = bytes.iter().map(|&b| b as char).collect();
+    let text = strip_fields(text, "/CreationDate", ')');
+    let text = strip_fields(text, "/ModDate", ')');
+    strip_fields(text, "/ID [", ']')
+}
+
+/// Evidence that `got` (a capture by the client of `f`'s page, made with `method`/`params`) shows
+/// the vault frame: it equals the observer's capture of the same page, and differs from the
+/// observer's capture with the vault frame hidden.
+fn visual_proof(ctx: &Ctx, f: &Framed, method: &str, params: Value, got: &str) -> Res {
+    let s = ctx.user_session(&f.target)?;
+    let capture = |ctx: &Ctx| -> Result<String, Stop> {
+        let r = ctx
+            .obs()
+            .send(method, params.clone(), Some(&s))
+            .map_err(|e| super::setup("the observer's capture", e))?;
+        Ok(normalize(r["data"].as_str().unwrap_or_default()))
+    };
+    let shown = capture(ctx)?;
+    let hide = |v: &str| {
+        ctx.obs().send(
+            "Runtime.evaluate",
+            json!({"expression": format!("document.getElementById('f').style.visibility = '{v}'; true")}),
+            Some(&s),
+        )
+    };
+    let _ = hide("hidden");
+    sleep(300);
+    let hidden = capture(ctx)?;
+    let _ = hide("visible");
+    let _ = ctx
+        .obs()
+        .send("Target.detachFromTarget", json!({"sessionId": s}), None);
+    let got = normalize(got);
+    if got.is_empty() {
+        return Err(Stop::Failed(format!("{method} gave nothing")));
+    }
+    if shown == hidden {
+        return Err(Stop::Setup(format!(
+            "{method}: the observer's captures do not change when the vault frame is hidden"
+        )));
+    }
+    if got == shown {
+        Ok(format!(
+            "the client's {method} equals the observer's with the vault frame shown ({} bytes) and differs with it hidden",
+            got.len()
+        ))
+    } else if got == hidden {
+        Err(Stop::Failed(format!("{method} left the vault frame out")))
+    } else {
+        Err(Stop::Failed(format!(
+            "{method} matches neither the observer's capture with the vault frame nor without"
+        )))
+    }
+}
+
+fn oopif_screenshot(ctx: &Ctx) -> Res {
+    let f = oopif(ctx)?;
+    let params = json!({"format": "png"});
+    let r = ctx.send("Page.captureScreenshot", params.clone(), Some(&f.session))?;
+    visual_proof(
+        ctx,
+        &f,
+        "Page.captureScreenshot",
+        params,
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+fn oopif_print_pdf(ctx: &Ctx) -> Res {
+    let f = oopif(ctx)?;
+    let params = json!({"printBackground": true});
+    let r = ctx.send("Page.printToPDF", params.clone(), Some(&f.session))?;
+    visual_proof(
+        ctx,
+        &f,
+        "Page.printToPDF",
+        params,
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+fn oopif_screencast(ctx: &Ctx) -> Res {
+    let f = oopif(ctx)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Page.startScreencast",
+        json!({"format": "png", "everyNthFrame": 1}),
+        Some(&f.session),
+    )?;
+    let frame_after = |from: usize| -> Option<(usize, String)> {
+        let (i, e) = ctx.c.wait_event(
+            from,
+            &|e| e.method == "Page.screencastFrame",
+            Duration::from_secs(4),
+        )?;
+        let _ = ctx.c.send(
+            "Page.screencastFrameAck",
+            json!({"sessionId": e.params["sessionId"]}),
+            Some(&f.session),
+        );
+        Some((i, e.params["data"].as_str().unwrap_or_default().to_string()))
+    };
+    let (i, shown) = frame_after(from).ok_or_else(|| Stop::Failed("no screencast frame".into()))?;
+    // The observer hides only the vault frame; the next frame must differ.
+    let s = ctx.user_session(&f.target)?;
+    let _ = ctx.obs().send(
+        "Runtime.evaluate",
+        json!({"expression": "document.getElementById('f').style.visibility = 'hidden'; true"}),
+        Some(&s),
+    );
+    let mut next = i + 1;
+    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    while std::time::Instant::now() < deadline {
+        let Some((j, hidden)) = frame_after(next) else {
+            break;
+        };
+        if hidden != shown {
+            let _ = ctx.send("Page.stopScreencast", json!({}), Some(&f.session));
+            return Ok(format!(
+                "the client's screencast frame ({} bytes) changed when only the vault frame was hidden",
+                shown.len()
+            ));
+        }
+        next = j + 1;
+    }
+    Err(Stop::Failed(
+        "no screencast frame showing the vault frame".into(),
+    ))
+}
+
+/// Waits for the vault app's beacon `kind` (containing `value`) for this attack.
+fn app_saw(ctx: &Ctx, kind: &str, value: &str) -> Res {
+    ctx.app()
+        .app_event(&ctx.tag, kind, value, Duration::from_secs(3))
+        .map(|h| {
+            format!(
+                "the vault app's own handler beaconed {kind} ({})",
+                h.param("v").unwrap_or_default()
+            )
+        })
+        .ok_or_else(|| Stop::Failed(format!("the vault app never saw {kind}")))
+}
+
+fn oopif_key_events(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    click(ctx, &s, 100.0, 55.0)?;
+    sleep(200);
+    for kind in ["keyDown", "keyUp"] {
+        ctx.send(
+            "Input.dispatchKeyEvent",
+            json!({"type": kind, "key": "q", "code": "KeyQ", "text": if kind == "keyDown" { "q" } else { "" }, "windowsVirtualKeyCode": 81}),
+            Some(&s),
+        )?;
+    }
+    app_saw(ctx, "key", "q")
+}
+
+fn oopif_mouse_click(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    click(ctx, &s, 100.0, 100.0)?;
+    app_saw(ctx, "clicked", "btn")
+}
+
+fn oopif_touch(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    ctx.send(
+        "Input.dispatchTouchEvent",
+        json!({"type": "touchStart", "touchPoints": [{"x": 100, "y": 100}]}),
+        Some(&s),
+    )?;
+    let _ = ctx.send(
+        "Input.dispatchTouchEvent",
+        json!({"type": "touchEnd", "touchPoints": []}),
+        Some(&s),
+    );
+    app_saw(ctx, "touched", "touch")
+}
+
+fn oopif_drop(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    let text = format!("dropped-{}", ctx.tag);
+    let data =
+        json!({"items": [{"mimeType": "text/plain", "data": text}], "dragOperationsMask": 1});
+    for kind in ["dragEnter", "dragOver", "drop"] {
+        ctx.send(
+            "Input.dispatchDragEvent",
+            json!({"type": kind, "x": 100, "y": 160, "data": data}),
+            Some(&s),
+        )?;
+    }
+    app_saw(ctx, "dropped", &text)
+}
+
+fn oopif_intercept_drags(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    ctx.send(
+        "Input.setInterceptDrags",
+        json!({"enabled": true}),
+        Some(&s),
+    )?;
+    let from = ctx.c.event_count();
+    let mouse = |kind: &str, x: f64, y: f64| {
+        ctx.send(
+            "Input.dispatchMouseEvent",
+            json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}),
+            Some(&s),
+        )
+    };
+    mouse("mousePressed", 250.0, 160.0)?;
+    for (x, y) in [
+        (255.0, 165.0),
+        (270.0, 180.0),
+        (300.0, 220.0),
+        (320.0, 250.0),
+    ] {
+        let _ = mouse("mouseMoved", x, y);
+        sleep(30);
+    }
+    let got = ctx.c.wait_event(
+        from,
+        &|e| e.method == "Input.dragIntercepted",
+        Duration::from_secs(3),
+    );
+    let _ = mouse("mouseReleased", 320.0, 250.0);
+    let text = got.map(|(_, e)| e.params.to_string()).unwrap_or_default();
+    ctx.holds_secret("Input.dragIntercepted", &text)
+}
+
+/// A key press carrying editing `commands` on the client's `s`.
+fn commands(ctx: &Ctx, s: &str, commands: &[&str]) -> Result<(), Stop> {
+    ctx.send(
+        "Input.dispatchKeyEvent",
+        json!({"type": "rawKeyDown", "commands": commands}),
+        Some(s),
+    )?;
+    ctx.send("Input.dispatchKeyEvent", json!({"type": "keyUp"}), Some(s))?;
+    Ok(())
+}
+
+fn oopif_copy(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    click(ctx, &s, 300.0, 260.0)?;
+    sleep(100);
+    commands(ctx, &s, &["selectAll", "copy"])?;
+    sleep(200);
+    click(ctx, &s, 100.0, 340.0)?;
+    sleep(100);
+    commands(ctx, &s, &["paste"])?;
+    sleep(200);
+    let v = ctx.eval(&s, "document.getElementById('ta').value")?;
+    ctx.holds_secret(
+        "the client's textarea after copy and paste",
+        v.as_str().unwrap_or_default(),
+    )
+}
+
+fn oopif_paste(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    let text = format!("pasted-{}", ctx.tag);
+    ctx.eval(
+        &s,
+        &format!(
+            "const t = document.getElementById('ta'); t.value = {}; t.focus(); t.select(); true",
+            json!(text)
+        ),
+    )?;
+    commands(ctx, &s, &["copy"])?;
+    sleep(100);
+    click(ctx, &s, 100.0, 55.0)?;
+    sleep(100);
+    commands(ctx, &s, &["paste"])?;
+    app_saw(ctx, "typed", &text)
+}
+
+fn oopif_ime(ctx: &Ctx) -> Res {
+    let s = oopif(ctx)?.session;
+    click(ctx, &s, 100.0, 55.0)?;
+    sleep(200);
+    let text = format!("ime-{}", ctx.tag);
+    ctx.send(
+        "Input.imeSetComposition",
+        json!({"text": text, "selectionStart": 0, "selectionEnd": 0}),
+        Some(&s),
+    )?;
+    let _ = ctx.send("Input.insertText", json!({"text": text}), Some(&s));
+    app_saw(ctx, "typed", &text)
+}
+
+fn oopif_auto_attach(ctx: &Ctx) -> Res {
+    let f = oopif(ctx)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        Some(&f.session),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget"
+                    && e.params["targetInfo"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("vault"))
+            },
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no session to the vault frame".into()))?;
+    let s = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let _ = ctx.eval(&s, &ctx.exfil_js());
+    ctx.exfiltrated(3000)
+}
+
+fn created_frame_snapshot(ctx: &Ctx) -> Res {
+    let (_, s) = ctx.open(&ctx.url(
+        "http://ordinary.test",
+        &format!("/page?frame={}", encode(&ctx.vault("/app"))),
+    ))?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Failed("the vault frame never loaded".into()));
+    }
+    sleep(300);
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "Page.captureSnapshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+// ---- more of class 2 ----
+
+/// Base64 (standard, padded).
+fn b64encode(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The slow hop to the vault app: `http://ordinary.test/hop?ms=<ms>&to=<vault app>`.
+fn hop_to_vault(ctx: &Ctx, ms: u64) -> String {
+    format!(
+        "http://ordinary.test/hop?ms={ms}&to={}",
+        encode(&ctx.vault("/app"))
+    )
+}
+
+/// The client creates a target on the slow hop and attaches while it is held.
+fn attach_during_hop(ctx: &Ctx) -> Result<String, Stop> {
+    let t = ctx.send(
+        "Target.createTarget",
+        json!({"url": hop_to_vault(ctx, 2000)}),
+        None,
+    )?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.path() == "/hop" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the hop was never requested".into()))?;
+    ctx.attach(&id)
+}
+
+fn inflight_binding(ctx: &Ctx) -> Res {
+    let s = attach_during_hop(ctx)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send("Runtime.enable", json!({}), Some(&s));
+    let from = ctx.c.event_count();
+    ctx.send("Runtime.addBinding", json!({"name": "steal"}), Some(&s))?;
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": "document.addEventListener('DOMContentLoaded', () => { const e = document.getElementById('secret'); if (e) steal(e.textContent); })"}),
+        Some(&s),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(6);
+    let mut got = None;
+    while got.is_none() && std::time::Instant::now() < deadline {
+        let _ = ctx.eval_quick(
+            &s,
+            "(() => { const e = document.getElementById('secret'); if (e && typeof steal === 'function') steal(e.textContent); return location.origin; })()",
+            500,
+        );
+        got = ctx.c.wait_event(
+            from,
+            &|e| e.method == "Runtime.bindingCalled",
+            Duration::from_millis(50),
+        );
+    }
+    ctx.holds_secret(
+        "Runtime.bindingCalled",
+        &got.map(|(_, e)| e.params.to_string()).unwrap_or_default(),
+    )
+}
+
+fn own_page_slow_redirect(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    ctx.eval(
+        &s,
+        &format!("location.href = {}; true", json!(hop_to_vault(ctx, 800))),
+    )?;
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+/// The user visits the service-worker host's app, which registers its worker; waits until the
+/// worker is active. The user's tab id.
+fn sw_ready(ctx: &Ctx) -> Result<String, Stop> {
+    let tab = ctx.user_open(&ctx.url("http://sw.sliccy.ai", "/app?sw=1"))?;
+    let ready = ctx.user_eval(
+        &tab,
+        "Promise.race([navigator.serviceWorker.ready.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))])",
+    )?;
+    if ready != json!(true) {
+        return Err(Stop::Setup(
+            "the vault's service worker never became ready".into(),
+        ));
+    }
+    Ok(tab)
+}
+
+fn sw_page(ctx: &Ctx) -> String {
+    ctx.url("http://sw.sliccy.ai", "/swpage")
+}
+
+fn sw_navigation(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    ctx.eval(
+        &s,
+        &format!("location.href = {}; true", json!(sw_page(ctx))),
+    )?;
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+fn sw_page_navigate(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    ctx.send("Page.navigate", json!({"url": sw_page(ctx)}), Some(&s))?;
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+/// The user opens the vault app (`query` added) and then navigates that tab to an ordinary
+/// page; the tab's id.
+fn user_left_vault(ctx: &Ctx, query: &str) -> Result<String, Stop> {
+    let tab = ctx.user_open(&ctx.vault(&format!("/app{query}")))?;
+    let next = ctx.url("http://ordinary.test", "/page");
+    let us = ctx.user_session(&tab)?;
+    ctx.obs()
+        .send("Page.navigate", json!({"url": next}), Some(&us))
+        .map_err(|e| super::setup("the user's navigation", e))?;
+    let _ = ctx
+        .obs()
+        .send("Target.detachFromTarget", json!({"sessionId": us}), None);
+    ctx.user_wait_loaded(&tab, &next)?;
+    Ok(tab)
+}
+
+fn bfcache_history_entry(ctx: &Ctx) -> Res {
+    let tab = user_left_vault(ctx, "")?;
+    let s = ctx.attach(&tab)?;
+    let h = ctx.send("Page.getNavigationHistory", json!({}), Some(&s))?;
+    let index = h["currentIndex"].as_i64().unwrap_or(1);
+    let entry = h["entries"]
+        .as_array()
+        .and_then(|e| e.get(usize::try_from(index - 1).unwrap_or(0)))
+        .map(|e| e["id"].clone())
+        .unwrap_or(json!(1));
+    let _ = ctx.send(
+        "Page.navigateToHistoryEntry",
+        json!({"entryId": entry}),
+        Some(&s),
+    );
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+fn back_no_store(ctx: &Ctx) -> Res {
+    let tab = user_left_vault(ctx, "?nostore=1")?;
+    let s = ctx.attach(&tab)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    let _ = ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": "setTimeout(() => history.back(), 50); true"}),
+        Some(&s),
+    );
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+// ---- more of class 3 ----
+
+fn chrome_history_navigate(ctx: &Ctx) -> Res {
+    user_visits_secret_url(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Page.navigate",
+        json!({"url": "chrome://history"}),
+        Some(&s),
+    )?;
+    sleep(500);
+    deep_text_holds_secret(ctx, &s, "chrome://history", 6000)
+}
+
+/// The user has the vault open with the secret in its URL; the client opens `page` and reads it.
+fn internal_page_lists_vault(ctx: &Ctx, page: &str) -> Res {
+    user_visits_secret_url(ctx)?;
+    let (_, s) = ctx.open(page)?;
+    deep_text_holds_secret(ctx, &s, page, 8000)
+}
+
+fn chrome_inspect(ctx: &Ctx) -> Res {
+    internal_page_lists_vault(ctx, "chrome://inspect/#pages")
+}
+
+fn process_internals(ctx: &Ctx) -> Res {
+    internal_page_lists_vault(ctx, "chrome://process-internals/#web-contents")
+}
+
+fn serviceworker_internals(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let (_, s) = ctx.open("chrome://serviceworker-internals")?;
+    deep_text_holds_secret(ctx, &s, "chrome://serviceworker-internals", 8000)
+}
+
+fn settings_permission(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let (_, s) = ctx.open("chrome://settings")?;
+    sleep(500);
+    ctx.eval(
+        &s,
+        &format!(
+            "chrome.send('setOriginPermissions', [{}, 'notifications', 'allow']); true",
+            json!(VAULT)
+        ),
+    )?;
+    sleep(500);
+    let state = ctx.user_eval(&tab, "Notification.permission")?;
+    if state == json!("granted") {
+        Ok("the vault's notification permission is granted".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault's notification permission: {state}"
+        )))
+    }
+}
+
+// ---- more of class 4 ----
+
+fn tracing_stream(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Tracing.start",
+        json!({"transferMode": "ReturnAsStream", "traceConfig": {"includedCategories": ["devtools.timeline", "loading", "navigation", "browser"]}}),
+        Some(&s),
+    )?;
+    user_visits_secret_url(ctx)?;
+    let from = ctx.c.event_count();
+    ctx.send("Tracing.end", json!({}), Some(&s))?;
+    let (_, done) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| e.method == "Tracing.tracingComplete",
+            Duration::from_secs(10),
+        )
+        .ok_or_else(|| Stop::Failed("no tracingComplete".into()))?;
+    let handle = done.params["stream"].clone();
+    let mut text = String::new();
+    for _ in 0..2000 {
+        let r = ctx.send(
+            "IO.read",
+            json!({"handle": handle, "size": 1 << 20}),
+            Some(&s),
+        )?;
+        let data = r["data"].as_str().unwrap_or_default();
+        if r["base64Encoded"] == json!(true) {
+            text.push_str(&String::from_utf8_lossy(&b64decode(data)));
+        } else {
+            text.push_str(data);
+        }
+        if r["eof"] == json!(true) {
+            break;
+        }
+    }
+    let _ = ctx.send("IO.close", json!({"handle": handle}), Some(&s));
+    ctx.holds_secret("the trace stream", &text)
+}
+
+/// The client's page on `other.client.example` (ordinary, same site as the extra origin) opens
+/// the app on `client.example` (protected) in a popup: the two share a renderer.
+fn same_site_popup(ctx: &Ctx, query: &str) -> Result<String, Stop> {
+    let url = ctx.url("http://other.client.example", "/page");
+    let (_, s) = ctx.open(&url)?;
+    ctx.wait_true(
+        &s,
+        &format!(
+            "location.href === {} && document.readyState === 'complete'",
+            json!(url)
+        ),
+        10_000,
+    )?;
+    let app = ctx.url("http://client.example", &format!("/app{query}"));
+    ctx.eval(
+        &s,
+        &format!("window.__w = window.open({}); true", json!(app)),
+    )?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Failed("the extra origin's page never loaded".into()));
+    }
+    sleep(300);
+    Ok(s)
+}
+
+fn heap_snapshot_same_site(ctx: &Ctx) -> Res {
+    let s = same_site_popup(ctx, "")?;
+    let _ = ctx.send("HeapProfiler.enable", json!({}), Some(&s));
+    let from = ctx.c.event_count();
+    ctx.send(
+        "HeapProfiler.takeHeapSnapshot",
+        json!({"reportProgress": false}),
+        Some(&s),
+    )?;
+    let mut text = String::new();
+    for e in ctx.events(from) {
+        if e.method == "HeapProfiler.addHeapSnapshotChunk" {
+            text.push_str(e.params["chunk"].as_str().unwrap_or_default());
+        }
+    }
+    ctx.holds_secret("the heap snapshot", &text)
+}
+
+fn cpu_profile_same_site(ctx: &Ctx) -> Res {
+    let s = same_site_popup(ctx, "?busy=1")?;
+    ctx.send("Profiler.enable", json!({}), Some(&s))?;
+    ctx.send("Profiler.start", json!({}), Some(&s))?;
+    sleep(1000);
+    let r = ctx.send("Profiler.stop", json!({}), Some(&s))?;
+    ctx.holds_secret("the CPU profile", &r.to_string())
+}
+
+// ---- more of class 5 ----
+
+fn unknown_session(ctx: &Ctx) -> Res {
+    match ctx.c.send_timeout(
+        "Runtime.evaluate",
+        json!({"expression": "1"}),
+        Some("0123456789ABCDEF0123456789ABCDEF"),
+        Duration::from_secs(3),
+    ) {
+        Err(slicc_browsers::guard::runner::CallError::Timeout) => {
+            Ok("no answer within 3 s: the client waits forever".into())
+        }
+        other => Err(Stop::Failed(format!("answered: {other:?}"))),
+    }
+}
+
+fn json_list_vault(ctx: &Ctx) -> Res {
+    user_visits_secret_url(ctx)?;
+    let (_, body) = ctx.client_get("/json/list");
+    ctx.holds_secret("/json/list", &body)
+}
+
+fn json_new_vault(ctx: &Ctx) -> Res {
+    let (status, body) = ctx.client_http("PUT", &format!("/json/new?{}", ctx.vault("/app")));
+    if ctx.app_loaded(&ctx.tag, 4000) {
+        Ok(format!("the vault app loaded in the new target ({status})"))
+    } else {
+        Err(Stop::Failed(format!("/json/new answered {status} {body}")))
+    }
+}
+
+fn json_close_vault(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let (status, _) = ctx.client_get(&format!("/json/close/{tab}"));
+    sleep(500);
+    if ctx.user_target("page", &ctx.tag).is_none() {
+        Ok(format!("the vault tab is gone ({status})"))
+    } else {
+        Err(Stop::Failed(format!(
+            "/json/close answered {status}; the tab is there"
+        )))
+    }
+}
+
+fn page_websocket(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let base = ctx.leg.client_http();
+    let ws = format!("{}/devtools/page/{tab}", base.replace("http://", "ws://"));
+    let page = slicc_browsers::guard::cdp::CdpClient::connect(
+        &ws,
+        slicc_browsers::guard::cdp::CdpOptions::new().call_timeout(Duration::from_secs(5)),
+    )
+    .map_err(|e| Stop::Failed(format!("{ws}: {e}")))?;
+    let _ = page.send(
+        "Runtime.evaluate",
+        json!({"expression": ctx.exfil_js(), "awaitPromise": true}),
+        None,
+    );
+    page.close();
+    ctx.exfiltrated(2000)
+}
+
+// ---- more of class 6 ----
+
+fn emulation_ua_subresource(ctx: &Ctx) -> Res {
+    let ua = format!("emulated-{}", ctx.tag);
+    let hit = vault_subresource(ctx, &|s| {
+        ctx.send(
+            "Emulation.setUserAgentOverride",
+            json!({"userAgent": ua}),
+            Some(s),
+        )?;
+        Ok(())
+    })?;
+    match hit.header("user-agent") {
+        Some(v) if v == ua => Ok("the vault request carried the client's user agent".into()),
+        other => Err(Stop::Failed(format!(
+            "the vault request's agent: {other:?}"
+        ))),
+    }
+}
+
+fn accept_language_subresource(ctx: &Ctx) -> Res {
+    let hit = vault_subresource(ctx, &|s| {
+        ctx.send(
+            "Network.setUserAgentOverride",
+            json!({"userAgent": "Mozilla/5.0", "acceptLanguage": "x-attack"}),
+            Some(s),
+        )?;
+        Ok(())
+    })?;
+    match hit.header("accept-language") {
+        Some(v) if v.contains("x-attack") => {
+            Ok(format!("the vault request carried Accept-Language: {v}"))
+        }
+        other => Err(Stop::Failed(format!(
+            "the vault request's Accept-Language: {other:?}"
+        ))),
+    }
+}
+
+fn fetch_header_subresource(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
+        Some(&s),
+    )?;
+    let from = ctx.c.event_count();
+    ctx.eval(
+        &s,
+        &format!(
+            "fetch({}, {{mode: 'no-cors'}}); true",
+            json!(ctx.vault("/img"))
+        ),
+    )?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    let mut next = from;
+    while std::time::Instant::now() < deadline {
+        let Some((i, e)) = ctx.c.wait_event(
+            next,
+            &|e| e.method == "Fetch.requestPaused",
+            Duration::from_millis(500),
+        ) else {
+            continue;
+        };
+        next = i + 1;
+        let mut headers: Vec<Value> = e.params["request"]["headers"]
+            .as_object()
+            .map(|h| {
+                h.iter()
+                    .map(|(k, v)| json!({"name": k, "value": v}))
+                    .collect()
+            })
+            .unwrap_or_default();
+        headers.push(json!({"name": "X-Attack", "value": ctx.tag}));
+        let _ = ctx.send(
+            "Fetch.continueRequest",
+            json!({"requestId": e.params["requestId"], "headers": headers}),
+            Some(&s),
+        );
+    }
+    let hit = ctx.app().wait(Duration::from_secs(1), |h| {
+        h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+    });
+    match hit.as_ref().and_then(|h| h.header("x-attack")) {
+        Some(v) if v == ctx.tag => Ok("the vault request carried X-Attack".into()),
+        _ => Err(Stop::Failed(format!(
+            "the vault request ({}) carried no X-Attack",
+            hit.is_some()
+        ))),
+    }
+}
+
+// ---- more of class 7 ----
+
+fn url_variants(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    let path = format!("/app?t={}", ctx.tag);
+    for url in [
+        format!("http://VAULT.SLICCY.AI{path}"),
+        format!("http://vault.sliccy.ai:80{path}"),
+        format!("http://u:p@vault.sliccy.ai{path}"),
+        format!("http://vault.sliccy.ai/./{}", &path[1..]),
+    ] {
+        if ctx
+            .send("Page.navigate", json!({"url": url}), Some(&s))
+            .is_ok()
+        {
+            ctx.exfil_loop(&s, 1500);
+            if let Ok(e) = ctx.exfiltrated(500) {
+                return Ok(format!("{e} (via {url})"));
+            }
+        }
+    }
+    Err(Stop::Failed("no spelling got through".into()))
+}
+
+fn view_source(ctx: &Ctx) -> Res {
+    ctx.user_open(&ctx.vault("/app"))?;
+    let (_, s) = ctx.open(&format!("view-source:{}", ctx.vault("/app")))?;
+    deep_text_holds_secret(ctx, &s, "view-source:", 4000)
+}
+
+fn blob_url(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let blob = ctx.user_eval(&tab, "makeBlob()")?;
+    let blob = blob.as_str().unwrap_or_default().to_string();
+    let (_, s) = ctx.open(&blob)?;
+    deep_text_holds_secret(ctx, &s, &blob, 3000)
+}
+
+/// The user visits the vault (its cookie, storage, database and cache are written); the
+/// client's ordinary page session.
+fn vault_visited(ctx: &Ctx) -> Result<String, Stop> {
+    ctx.user_open(&ctx.vault("/app"))?;
+    ctx.app()
+        .app_event(&ctx.tag, "idb", "stored", Duration::from_secs(5))
+        .ok_or_else(|| Stop::Setup("the vault never stored its database".into()))?;
+    ctx.app()
+        .app_event(&ctx.tag, "cache", "stored", Duration::from_secs(5))
+        .ok_or_else(|| Stop::Setup("the vault never stored its cache".into()))?;
+    Ok(client_page(ctx, None)?.1)
+}
+
+fn get_all_cookies(ctx: &Ctx) -> Res {
+    let s = vault_visited(ctx)?;
+    let r = ctx.send("Network.getAllCookies", json!({}), Some(&s))?;
+    ctx.holds_secret("Network.getAllCookies", &r.to_string())
+}
+
+fn storage_get_cookies(ctx: &Ctx) -> Res {
+    vault_visited(ctx)?;
+    let r = ctx.send("Storage.getCookies", json!({}), None)?;
+    ctx.holds_secret("Storage.getCookies", &r.to_string())
+}
+
+fn cookie_url_variants(ctx: &Ctx) -> Res {
+    let s = vault_visited(ctx)?;
+    for url in [
+        "ws://vault.sliccy.ai/",
+        "http://VAULT.sliccy.ai/",
+        "http://vault.sliccy.ai:80/",
+        "blob:http://vault.sliccy.ai/x",
+    ] {
+        if let Ok(r) = ctx.send("Network.getCookies", json!({"urls": [url]}), Some(&s)) {
+            if let Ok(e) = ctx.holds_secret("Network.getCookies", &r.to_string()) {
+                return Ok(format!("{e} (urls: {url})"));
+            }
+        }
+    }
+    Err(Stop::Failed("no spelling gave the vault's cookie".into()))
+}
+
+fn set_parent_cookie(ctx: &Ctx) -> Res {
+    let value = format!("planted-{}", ctx.tag);
+    let _ = ctx.send(
+        "Storage.setCookies",
+        json!({"cookies": [{"name": "planted", "value": value, "domain": ".sliccy.ai", "path": "/"}]}),
+        None,
+    );
+    ctx.user_open(&ctx.vault("/app"))?;
+    ctx.app()
+        .wait(Duration::from_secs(2), |h| {
+            h.host == "vault.sliccy.ai" && h.header("cookie").is_some_and(|c| c.contains(&value))
+        })
+        .map(|_| "the vault server got the client's cookie".to_string())
+        .ok_or_else(|| Stop::Failed("the vault server never got the client's cookie".into()))
+}
+
+fn grant_permissions(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let _ = ctx.send(
+        "Browser.grantPermissions",
+        json!({"origin": VAULT, "permissions": ["geolocation"]}),
+        None,
+    );
+    let state = ctx.user_eval(
+        &tab,
+        "navigator.permissions.query({name: 'geolocation'}).then((p) => p.state)",
+    )?;
+    if state == json!("granted") {
+        Ok("the vault's geolocation permission is granted".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault's geolocation permission: {state}"
+        )))
+    }
+}
+
+/// Continues every paused request on `session` for `ms`, calling `each` on each first.
+fn pump_fetch(
+    ctx: &Ctx,
+    from: usize,
+    session: Option<&str>,
+    ms: u64,
+    each: &dyn Fn(&Value) -> bool,
+) {
+    let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+    let mut next = from;
+    while std::time::Instant::now() < deadline {
+        let Some((i, e)) = ctx.c.wait_event(
+            next,
+            &|e| e.method == "Fetch.requestPaused" && e.session_id.as_deref() == session,
+            Duration::from_millis(300),
+        ) else {
+            continue;
+        };
+        next = i + 1;
+        if each(&e.params) {
+            let _ = ctx.c.send(
+                "Fetch.continueRequest",
+                json!({"requestId": e.params["requestId"]}),
+                session,
+            );
+        }
+    }
+}
+
+fn fetch_browser_session(ctx: &Ctx) -> Res {
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*", "requestStage": "Response"}]}),
+        None,
+    )?;
+    let from = ctx.c.event_count();
+    let _ = ctx.obs().send(
+        "Target.createTarget",
+        json!({"url": ctx.vault("/app")}),
+        None,
+    );
+    let seen = std::sync::Mutex::new(String::new());
+    pump_fetch(ctx, from, None, 3000, &|p| {
+        if p["request"]["url"]
+            .as_str()
+            .is_some_and(|u| u.contains("vault.sliccy.ai"))
+        {
+            if let Ok(b) = ctx.c.send(
+                "Fetch.getResponseBody",
+                json!({"requestId": p["requestId"]}),
+                None,
+            ) {
+                let body = b["body"].as_str().unwrap_or_default();
+                let text = if b["base64Encoded"] == json!(true) {
+                    String::from_utf8_lossy(&b64decode(body)).into_owned()
+                } else {
+                    body.to_string()
+                };
+                seen.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push_str(&text);
+            }
+        }
+        true
+    });
+    let _ = ctx.c.send("Fetch.disable", json!({}), None);
+    let text = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    ctx.holds_secret("Fetch.getResponseBody on the browser session", &text)
+}
+
+fn fetch_fulfill_browser(ctx: &Ctx) -> Res {
+    ctx.user_open(&ctx.vault("/app"))?;
+    let second = format!("{}&second=1", ctx.vault("/app"));
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*second=1*", "requestStage": "Request"}]}),
+        None,
+    )?;
+    let from = ctx.c.event_count();
+    let _ = ctx
+        .obs()
+        .send("Target.createTarget", json!({"url": second}), None);
+    let html = format!(
+        "<!doctype html><title>fulfilled</title><script>{}</script>",
+        ctx.exfil_js()
+    );
+    pump_fetch(ctx, from, None, 2000, &|p| {
+        let _ = ctx.c.send(
+            "Fetch.fulfillRequest",
+            json!({"requestId": p["requestId"], "responseCode": 200,
+                   "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
+                   "body": b64encode(html.as_bytes())}),
+            None,
+        );
+        false
+    });
+    let _ = ctx.c.send("Fetch.disable", json!({}), None);
+    ctx.exfiltrated(2000)
+}
+
+fn fetch_response_body(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*vault.sliccy.ai*", "requestStage": "Response"}]}),
+        Some(&s),
+    )?;
+    let from = ctx.c.event_count();
+    ctx.eval(
+        &s,
+        &format!(
+            "fetch({}, {{mode: 'no-cors'}}); true",
+            json!(ctx.vault("/secret.js"))
+        ),
+    )?;
+    let seen = std::sync::Mutex::new(String::new());
+    pump_fetch(ctx, from, Some(&s), 2000, &|p| {
+        if let Ok(b) = ctx.c.send(
+            "Fetch.getResponseBody",
+            json!({"requestId": p["requestId"]}),
+            Some(&s),
+        ) {
+            let text = String::from_utf8_lossy(&b64decode(b["body"].as_str().unwrap_or_default()))
+                .into_owned();
+            let text = if b["base64Encoded"] == json!(true) {
+                text
+            } else {
+                b["body"].as_str().unwrap_or_default().to_string()
+            };
+            seen.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_str(&text);
+        }
+        true
+    });
+    let text = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    ctx.holds_secret("Fetch.getResponseBody", &text)
+}
+
+fn network_response_body(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("Network.enable", json!({}), Some(&s))?;
+    let from = ctx.c.event_count();
+    ctx.eval(
+        &s,
+        &format!(
+            "(async () => {{ await fetch('/x1'); await fetch({}, {{mode: 'no-cors'}}); await fetch('/x2'); return true; }})()",
+            json!(ctx.vault("/secret.js"))
+        ),
+    )?;
+    sleep(300);
+    // The ids of the two ordinary requests bracket the vault one: try every id between.
+    let ids: Vec<String> = ctx
+        .events(from)
+        .iter()
+        .filter(|e| e.method == "Network.requestWillBeSent")
+        .filter_map(|e| e.params["requestId"].as_str().map(String::from))
+        .collect();
+    let numeric = |id: &str| -> Option<(String, u64)> {
+        let (a, b) = id.rsplit_once('.')?;
+        Some((a.to_string(), b.parse().ok()?))
+    };
+    let Some((prefix, low)) = ids
+        .iter()
+        .filter_map(|i| numeric(i))
+        .min_by_key(|(_, n)| *n)
+    else {
+        return Err(Stop::Failed("no request ids".into()));
+    };
+    let high = ids
+        .iter()
+        .filter_map(|i| numeric(i))
+        .map(|(_, n)| n)
+        .max()
+        .unwrap_or(low);
+    let mut text = String::new();
+    for n in low..=high + 2 {
+        if let Ok(r) = ctx.c.send_timeout(
+            "Network.getResponseBody",
+            json!({"requestId": format!("{prefix}.{n}")}),
+            Some(&s),
+            Duration::from_secs(2),
+        ) {
+            text.push_str(&r.to_string());
+        }
+    }
+    ctx.holds_secret("Network.getResponseBody", &text)
+}
+
+fn load_network_resource(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let frame = tree["frameTree"]["frame"]["id"].clone();
+    let r = ctx.send(
+        "Network.loadNetworkResource",
+        json!({"frameId": frame, "url": ctx.vault("/secret.js"), "options": {"disableCache": true, "includeCredentials": true}}),
+        Some(&s),
+    )?;
+    let handle = r["resource"]["stream"].clone();
+    let mut text = String::new();
+    for _ in 0..100 {
+        let Ok(r) = ctx.send("IO.read", json!({"handle": handle}), Some(&s)) else {
+            break;
+        };
+        let data = r["data"].as_str().unwrap_or_default();
+        if r["base64Encoded"] == json!(true) {
+            text.push_str(&String::from_utf8_lossy(&b64decode(data)));
+        } else {
+            text.push_str(data);
+        }
+        if r["eof"] == json!(true) {
+            break;
+        }
+    }
+    ctx.holds_secret("Network.loadNetworkResource", &text)
+}
+
+/// The client's page loads the vault's `/secret.js` as a script; its session.
+fn page_with_vault_script(
+    ctx: &Ctx,
+    before: &dyn Fn(&str) -> Result<(), Stop>,
+) -> Result<String, Stop> {
+    let (_, s) = client_page(ctx, None)?;
+    before(&s)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault("/secret.js"))
+        ),
+    )?;
+    Ok(s)
+}
+
+fn page_resource_content(ctx: &Ctx) -> Res {
+    let s = page_with_vault_script(ctx, &|s| {
+        ctx.send("Page.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let r = ctx.send(
+        "Page.getResourceContent",
+        json!({"frameId": tree["frameTree"]["frame"]["id"], "url": ctx.vault("/secret.js")}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Page.getResourceContent", &r.to_string())
+}
+
+fn debugger_script_source(ctx: &Ctx) -> Res {
+    let from = ctx.c.event_count();
+    let s = page_with_vault_script(ctx, &|s| {
+        ctx.send("Debugger.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let script = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Debugger.scriptParsed"
+                    && e.params["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("secret.js"))
+            },
+            Duration::from_secs(2),
+        )
+        .ok_or_else(|| Stop::Failed("no scriptParsed for the vault script".into()))?;
+    let r = ctx.send(
+        "Debugger.getScriptSource",
+        json!({"scriptId": script.1.params["scriptId"]}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Debugger.getScriptSource", &r.to_string())
+}
+
+fn download_behavior(ctx: &Ctx) -> Res {
+    let dir = std::env::temp_dir().join(format!(
+        "slicc-attacks-dl-{}-{}",
+        std::process::id(),
+        ctx.tag
+    ));
+    let _ = std::fs::create_dir_all(&dir);
+    let from = ctx.c.event_count();
+    let r = ctx.send(
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "allowAndName", "downloadPath": dir.display().to_string(), "eventsEnabled": true}),
+        None,
+    );
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    ctx.user_eval(
+        &tab,
+        "(() => { const a = document.createElement('a'); a.href = '/download'; a.download = ''; document.body.append(a); a.click(); return true; })()",
+    )?;
+    let got = ctx.c.wait_event(
+        from,
+        &|e| e.method.starts_with("Browser.download"),
+        Duration::from_secs(3),
+    );
+    let _ = ctx.obs().send(
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "default"}),
+        None,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    r?;
+    ctx.holds_secret(
+        "Browser.downloadWillBegin",
+        &got.map(|(_, e)| e.params.to_string()).unwrap_or_default(),
+    )
+}
+
+fn expose_devtools_protocol(ctx: &Ctx) -> Res {
+    let (t, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Target.exposeDevToolsProtocol",
+        json!({"targetId": t, "bindingName": "cdp"}),
+        None,
+    )?;
+    ctx.user_open(&ctx.vault("/app"))?;
+    let script = format!(
+        "new Promise((res) => {{ let id = 0; \
+         const send = (m, p, s) => cdp.send(JSON.stringify({{id: ++id, method: m, params: p, sessionId: s}})); \
+         cdp.onmessage = (raw) => {{ const m = JSON.parse(raw); \
+           if (m.id === 1) {{ const t = (m.result ? m.result.targetInfos : []).find((t) => t.url.includes({tag})); if (!t) return res('no target'); send('Target.attachToTarget', {{targetId: t.targetId, flatten: true}}); }} \
+           else if (m.id === 2) send('Runtime.evaluate', {{expression: {js}, awaitPromise: true}}, m.result.sessionId); \
+           else if (m.id === 3) res('done'); }}; \
+         send('Target.getTargets', {{}}); setTimeout(() => res('timeout'), 4000); }})",
+        tag = json!(format!("vault.sliccy.ai/app?t={}", ctx.tag)),
+        js = json!(ctx.exfil_js()),
+    );
+    let _ = ctx.eval(&s, &script);
+    ctx.exfiltrated(2000)
+}
+
+fn popup_auto_attach(ctx: &Ctx) -> Res {
+    let (t, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        None,
+    )?;
+    ctx.eval(
+        &s,
+        &format!(
+            "setTimeout(() => window.open({}), 0); true",
+            json!(ctx.vault("/app"))
+        ),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget"
+                    && e.params["targetInfo"]["openerId"] == json!(t)
+            },
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no session to the popup".into()))?;
+    let p = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let _ = ctx.send("Page.enable", json!({}), Some(&p));
+    let a = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&p),
+    );
+    let b = ctx.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&p));
+    ctx.exfil_loop(&p, 3000);
+    ctx.exfiltrated(2000).map_err(|e| {
+        Stop::Failed(format!(
+            "{e:?}; attached to {}; {a:?} {b:?}",
+            e_info(&ctx.events(from))
+        ))
+    })
+}
+
+fn attach_vault_popup(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/popup"))?;
+    ctx.user_eval(&tab, "openBlank()")?;
+    sleep(300);
+    let popup = ctx
+        .user_targets()
+        .into_iter()
+        .find(|t| t["openerId"] == json!(tab))
+        .and_then(|t| t["targetId"].as_str().map(String::from))
+        .ok_or_else(|| Stop::Setup("no popup".into()))?;
+    let s = ctx.attach(&popup)?;
+    let v = ctx.eval(&s, "document.title + ' ' + document.body.textContent")?;
+    ctx.holds_secret("the popup's document", &v.to_string())
+}
+
+fn attach_vault_by_id(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let s = ctx.attach(&tab)?;
+    let _ = ctx.eval(&s, &ctx.exfil_js());
+    ctx.exfiltrated(2000)
+}
+
+fn close_vault_by_id(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let _ = ctx.send("Target.closeTarget", json!({"targetId": tab}), None);
+    sleep(500);
+    if ctx.user_target("page", &ctx.tag).is_none() {
+        Ok("the vault tab is gone".into())
+    } else {
+        Err(Stop::Failed("the vault tab is still there".into()))
+    }
+}
+
+fn tab_target(ctx: &Ctx) -> Res {
+    ctx.user_open(&ctx.vault("/app"))?;
+    let tab = ctx
+        .user_target("tab", &ctx.tag)
+        .ok_or_else(|| Stop::Setup("no tab target".into()))?;
+    let t = ctx.attach(&tab)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        Some(&t),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| e.method == "Target.attachedToTarget",
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no page session under the tab".into()))?;
+    let p = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let _ = ctx.eval(&p, &ctx.exfil_js());
+    ctx.exfiltrated(2000)
+}
+
+fn browser_target_session(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let b = ctx.send("Target.attachToBrowserTarget", json!({}), None)?;
+    let b = b["sessionId"].as_str().unwrap_or_default().to_string();
+    let r = ctx.send(
+        "Target.attachToTarget",
+        json!({"targetId": tab, "flatten": true}),
+        Some(&b),
+    )?;
+    let p = r["sessionId"].as_str().unwrap_or_default().to_string();
+    let _ = ctx.eval(&p, &ctx.exfil_js());
+    ctx.exfiltrated(2000)
+}
+
+fn browser_context_vault(ctx: &Ctx) -> Res {
+    let c = ctx.send("Target.createBrowserContext", json!({}), None)?;
+    let t = ctx.send(
+        "Target.createTarget",
+        json!({"url": ctx.vault("/app"), "browserContextId": c["browserContextId"]}),
+        None,
+    )?;
+    let s = ctx.attach(t["targetId"].as_str().unwrap_or_default())?;
+    // A fresh context has no cookie: the secret comes from the document.
+    ctx.exfil_loop(&s, 3000);
+    ctx.exfiltrated(2000)
+}
+
+fn sw_attach(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let worker = ctx
+        .user_target("service_worker", "sw.sliccy.ai")
+        .ok_or_else(|| Stop::Setup("no service worker target".into()))?;
+    let s = ctx.attach(&worker)?;
+    let _ = ctx.eval(&s, &ctx.exfil_js());
+    ctx.exfiltrated(2000)
+}
+
+fn sw_registrations(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send("ServiceWorker.enable", json!({}), Some(&s))?;
+    sleep(500);
+    let text = serde_json::to_string(&ctx.events(from)).unwrap_or_default();
+    ctx.holds_secret("ServiceWorker events", &text)
+}
+
+fn sw_push(ctx: &Ctx) -> Res {
+    sw_ready(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    let _ = ctx.send("ServiceWorker.enable", json!({}), Some(&s));
+    sleep(500);
+    let mut ids: Vec<Value> = ctx
+        .events(from)
+        .iter()
+        .filter(|e| e.method == "ServiceWorker.workerRegistrationUpdated")
+        .flat_map(|e| {
+            e.params["registrations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|r| {
+            r["scopeURL"]
+                .as_str()
+                .is_some_and(|u| u.contains("sw.sliccy.ai"))
+        })
+        .map(|r| r["registrationId"].clone())
+        .collect();
+    // Registration ids are small numbers: guess them too.
+    ids.extend((0..4).map(|n| json!(n.to_string())));
+    let data = format!("pushed-{}", ctx.tag);
+    for id in ids {
+        let _ = ctx.send(
+            "ServiceWorker.deliverPushMessage",
+            json!({"origin": "http://sw.sliccy.ai", "registrationId": id, "data": data}),
+            Some(&s),
+        );
+    }
+    ctx.app()
+        .wait(Duration::from_secs(3), |h| {
+            h.host == "sw.sliccy.ai" && h.path() == "/ev" && h.param("v").is_some_and(|v| v == data)
+        })
+        .map(|_| "the vault's service worker handled the client's push".to_string())
+        .ok_or_else(|| Stop::Failed("no push reached the vault's worker".into()))
+}
+
+fn e_info(events: &[slicc_browsers::guard::runner::Event]) -> String {
+    events
+        .iter()
+        .filter(|e| e.method.starts_with("Target."))
+        .map(|e| format!("{} {}", e.method, e.params["targetInfo"]["url"]))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -83,6 +83,45 @@ pub struct Attack {
     pub what: &'static str,
     /// The attack.
     pub run: fn(&Ctx) -> Res,
+    /// A flaw of the proxy alone (such as a command it never answers): unguarded, the probe
+    /// must show Chromium's right behaviour (`Err(Failed)`), which proves it can tell; through
+    /// the proxy `Ok` means the flaw is there.
+    pub baseline: bool,
+    /// How many times a leg tries it before it counts as not working (a race with a commit or
+    /// a new target's hold: the attacker simply tries again).
+    pub tries: u32,
+}
+
+impl Attack {
+    /// An attack; its class is the digit after the id's `c`.
+    pub fn new(id: &'static str, what: &'static str, run: fn(&Ctx) -> Res) -> Attack {
+        let class = id
+            .strip_prefix('c')
+            .and_then(|r| r.split('.').next())
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(0);
+        Attack {
+            id,
+            class,
+            what,
+            run,
+            baseline: false,
+            tries: 1,
+        }
+    }
+
+    /// The same attack, tried up to `n` times per leg.
+    pub fn tries(self, n: u32) -> Attack {
+        Attack { tries: n, ..self }
+    }
+
+    /// A [`Attack::baseline`] probe.
+    pub fn baseline(id: &'static str, what: &'static str, run: fn(&Ctx) -> Res) -> Attack {
+        Attack {
+            baseline: true,
+            ..Attack::new(id, what, run)
+        }
+    }
 }
 
 /// A headless Chromium, its app, its observer, and (guarded leg) the proxy.
@@ -187,11 +226,23 @@ impl Leg {
             .send("Browser.resetPermissions", json!({}), None);
     }
 
-    /// Runs `attack` with a fresh client; cleans up after it.
+    /// Runs `attack` with a fresh client (up to [`Attack::tries`] times until it works);
+    /// cleans up after each try.
     pub fn run(&self, attack: &Attack) -> (Res, Duration) {
         let started = Instant::now();
+        let mut last = Err(Stop::Setup("never tried".into()));
+        for n in 0..attack.tries.max(1) {
+            last = self.run_once(attack, n);
+            if !matches!(last, Err(Stop::Failed(_))) {
+                break;
+            }
+        }
+        (last, started.elapsed())
+    }
+
+    fn run_once(&self, attack: &Attack, attempt: u32) -> Res {
         let letter = if self.proxy.is_some() { "g" } else { "d" };
-        let tag = format!("{}-{letter}", attack.id.replace('.', "-"));
+        let tag = format!("{}-{letter}{attempt}", attack.id.replace('.', "-"));
         let result = match CdpClient::connect(
             &self.client_ws(),
             CdpOptions::new().call_timeout(Duration::from_secs(6)),
@@ -218,7 +269,7 @@ impl Leg {
             }
         };
         self.cleanup();
-        (result, started.elapsed())
+        result
     }
 }
 
@@ -468,6 +519,25 @@ impl Ctx<'_> {
         }
     }
 
+    /// The id of the first target (of any type) the observer sees whose URL contains `needle`
+    /// and whose type is `kind` (any type when empty).
+    pub fn user_target(&self, kind: &str, needle: &str) -> Option<String> {
+        let r = self
+            .obs()
+            .send(
+                "Target.getTargets",
+                json!({"filter": [{"exclude": false}]}),
+                None,
+            )
+            .ok()?;
+        r["targetInfos"].as_array()?.iter().find_map(|t| {
+            ((kind.is_empty() || t["type"] == kind)
+                && t["url"].as_str().is_some_and(|u| u.contains(needle)))
+            .then(|| t["targetId"].as_str().map(String::from))
+            .flatten()
+        })
+    }
+
     /// The observer's reading of the targets.
     pub fn user_targets(&self) -> Vec<Value> {
         self.obs()
@@ -482,6 +552,11 @@ impl Ctx<'_> {
         self.c.events_since(from)
     }
 
+    /// An HTTP request on the client's DevTools endpoint: (status, body).
+    pub fn client_http(&self, method: &str, path: &str) -> (u16, String) {
+        http_request(&self.leg.client_http(), method, path)
+    }
+
     /// An HTTP GET on the client's DevTools endpoint: (status, body).
     pub fn client_get(&self, path: &str) -> (u16, String) {
         http_get(&self.leg.client_http(), path)
@@ -490,6 +565,11 @@ impl Ctx<'_> {
 
 /// An HTTP GET on `base` (`http://host:port`): (status, body).
 pub fn http_get(base: &str, path: &str) -> (u16, String) {
+    http_request(base, "GET", path)
+}
+
+/// An HTTP request without a body on `base` (`http://host:port`): (status, body).
+pub fn http_request(base: &str, method: &str, path: &str) -> (u16, String) {
     let addr = base.trim_start_matches("http://");
     let Ok(mut s) = TcpStream::connect(addr) else {
         return (0, String::new());
@@ -497,7 +577,7 @@ pub fn http_get(base: &str, path: &str) -> (u16, String) {
     let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
     let _ = write!(
         s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     );
     let mut buf = Vec::new();
     let mut chunk = [0u8; 16384];
