@@ -1,8 +1,12 @@
 package sliccbrowsers_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 
 	sliccbrowsers "github.com/ai-ecoverse/slicc-browsers"
 )
@@ -59,4 +63,56 @@ func ExampleGuard() {
 	// true true
 	// page true
 	// true true
+}
+
+// The spec's harness loop, as slicc-cli's test/integration/corpus_test.go writes it: per case
+// it supports, a temporary home with the case's files, the fake process list, the fake
+// servers behind an http.Client, and expected.json with its tokens expanded.
+func ExampleCorpus() {
+	cases, err := sliccbrowsers.Corpus()
+	if err != nil {
+		panic(err)
+	}
+	laidOut := 0
+	for _, c := range cases {
+		if !c.Runs("linux", sliccbrowsers.NeedUserDataDirs, sliccbrowsers.NeedProfiles, sliccbrowsers.NeedFlag, sliccbrowsers.NeedProcess) {
+			continue
+		}
+		home, err := os.MkdirTemp("", "corpus-home-")
+		if err != nil {
+			panic(err)
+		}
+		l := sliccbrowsers.Layout{OS: "linux", Home: home, Getenv: func(k string) string { return c.Input.Env[k] }}
+		for path, contents := range c.Files(l) {
+			_ = os.MkdirAll(filepath.Dir(path), 0o755)
+			_ = os.WriteFile(path, []byte(contents), 0o644)
+		}
+		_ = c.PSOutput(l, os.Getpid()) // what `ps -ax -o pid= -o command=` would print
+		client := &http.Client{Transport: c.Transport()}
+		for hostPort := range c.Input.HTTP {
+			if resp, err := client.Get("http://" + hostPort + "/json/version"); err == nil {
+				resp.Body.Close()
+			}
+		}
+		// Discovery runs here, with c.CDP(l) as its --cdp URLs; its JSON is compared with:
+		if json.Valid(c.ExpectedJSON(l)) {
+			laidOut++
+		}
+		os.RemoveAll(home)
+	}
+	fmt.Println(laidOut > 0)
+	// Output: true
+}
+
+// A layout on Windows, computed anywhere: paths use the OS under test's separator.
+func ExampleLayout() {
+	l := sliccbrowsers.Layout{OS: "windows", Home: `C:\Users\me`}
+	fmt.Println(l.Config())
+	fmt.Println(l.Expand("{home}/a/b --x"))
+	dir, ok := l.Token("userData:chrome")
+	fmt.Println(dir, ok)
+	// Output:
+	// C:\Users\me\AppData\Roaming
+	// C:\Users\me\a\b --x
+	// C:\Users\me\AppData\Local\Google\Chrome\User Data true
 }

@@ -54,8 +54,12 @@ fn fence_off(dir: &Path) {
     }
 }
 
-/// The module's packages: the root package, nothing from `target/` or `node_modules/`.
-const PACKAGES: [&str; 1] = ["github.com/ai-ecoverse/slicc-browsers"];
+/// The module's packages: the root package and its integration tests (test files only),
+/// nothing from `target/` or `node_modules/`.
+const PACKAGES: [&str; 2] = [
+    "github.com/ai-ecoverse/slicc-browsers",
+    "github.com/ai-ecoverse/slicc-browsers/test/integration",
+];
 
 #[test]
 fn go_vet_gofmt_and_go_test_pass() {

@@ -1,6 +1,7 @@
-//! `tests/layout.json` pins what [`Layout`] answers for several homes on all three OSes, with
-//! and without the variables that move each location. The answers were written by hand from
-//! catalog.json and the discovery rules' §6.3 (`docs/rules.md`).
+//! `test/integration/layout.json` pins what [`Layout`] answers for several homes on all three
+//! OSes, with and without the variables that move each location. The answers were written by
+//! hand from catalog.json and the discovery rules' §6.3 (`docs/rules.md`). The Go module's
+//! `test/integration/layout_test.go` checks its own `Layout` against the same file.
 #![cfg(feature = "corpus")]
 
 use std::collections::BTreeMap;
@@ -36,8 +37,8 @@ struct Expansion {
 
 #[test]
 fn layout_answers_match_tests_layout_json() {
-    let file: File =
-        serde_json::from_str(include_str!("layout.json")).expect("tests/layout.json parses");
+    let file: File = serde_json::from_str(include_str!("../test/integration/layout.json"))
+        .expect("test/integration/layout.json parses");
     let cat = slicc_browsers::catalog();
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -110,7 +111,7 @@ fn layout_answers_match_tests_layout_json() {
 
 #[test]
 fn layout_json_covers_every_os_with_and_without_env() {
-    let file: File = serde_json::from_str(include_str!("layout.json")).unwrap();
+    let file: File = serde_json::from_str(include_str!("../test/integration/layout.json")).unwrap();
     for os in ["darwin", "linux", "windows"] {
         let of_os: Vec<_> = file.layouts.iter().filter(|p| p.os == os).collect();
         assert!(
