@@ -6,14 +6,14 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
-use slicc_browsers::guard::runner::expand::{
+use slicc_browsers::guard::{self, Step, Vector};
+use slicc_browsers::harness::runner::expand::{
     chain_start, encode_uri_component, leg_reads, leg_steps, Leg, LegStep, Origins, Vars,
 };
-use slicc_browsers::guard::runner::judge::{judge_row, Environment, LegRun, RowSpec};
-use slicc_browsers::guard::runner::{
+use slicc_browsers::harness::runner::judge::{judge_row, Environment, LegRun, RowSpec};
+use slicc_browsers::harness::runner::{
     Event, LogEntry, Outcome, Read, Record, SessionRecord, Status,
 };
-use slicc_browsers::guard::{self, Step, Vector};
 use std::collections::BTreeMap;
 use std::hint::black_box;
 

@@ -11,10 +11,10 @@ use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
-use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::guard::runner::transport::Transport;
-use slicc_browsers::guard::selftest::{Chromium, CHROMIUM};
+use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::harness::runner::transport::Transport;
+use slicc_browsers::harness::selftest::{Chromium, CHROMIUM};
 
 /// A client's page session on `client`: a new `about:blank` tab, attached with flat sessions.
 fn page_session(client: &CdpClient) -> String {

@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""Checks the crate's module structure: no two top-level modules reference each other, and no
-module references one in a higher layer; inside the modules of SUBMODULE_LAYERS, the same for
-their files.
+"""Checks the crate's module structure: no circle of references between modules at any depth, no
+module references one in a higher layer, and no module reaches up into lib.rs for an item.
+
+At the top level: the modules directly under src/ (files and folders), placed in LAYERS. In every
+folder under src/ (at every depth): its files and sub-folders, which must not reference each other
+in a circle of any length (a strongly connected component of two or more); the folders of
+SUBMODULE_LAYERS also keep their files' layers. A reference from a file resolves to the module it
+names (`super::x`, `super::super::x`, `crate::a::b`, `crate::a::{b, c::d}`, `super::{x, y}`), and
+counts in the deepest folder both ends share: `harness/runner/judge.rs` naming
+`crate::harness::runner::summary::Row` is judge -> summary in harness/runner/.
 
 Reads src/**/*.rs (the library; src/bin is the top layer and may use anything), and records each
 reference from one top-level module to another: `use crate::X...`, `crate::{X, Y::z}` groups and
@@ -25,10 +32,12 @@ import sys
 # The layer of every top-level module; a module missing here is an error, so a new module must be
 # placed deliberately.
 LAYERS = [
-    ["json", "ports", "error", "http"],  # shared helpers, no concept of their own
-    ["catalog"],  # the catalog: browsers, locations, homes, origins
-    ["protected", "corpus", "guard"],  # concepts built on the catalog
-    ["discovery", "conformance", "validate", "launch"],  # engines and checks over those
+    ["files", "json", "ports", "error", "http"],  # the shipped files, shared helpers
+    ["catalog", "ws"],  # the catalog: browsers, locations, homes, origins; WebSocket plumbing
+    ["protected", "corpus", "vectors"],  # concepts built on the catalog: the files typed
+    ["guard"],  # the guard: policy (on the matcher) and the proxy around it
+    # engines and checks over those; harness runs a vector file against a guard
+    ["discovery", "conformance", "validate", "launch", "harness"],
 ]
 LAYER = {m: i for i, group in enumerate(LAYERS) for m in group}
 
@@ -52,8 +61,10 @@ SUBMODULE_LAYERS = {
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SRC = os.path.join(ROOT, "src")
 
-GROUP = re.compile(r"\bcrate::\{")
-PATH = re.compile(r"\bcrate::([a-z_][a-z0-9_]*)")
+NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+# A path that starts at the crate root or climbs with super: `crate::a::b`, `super::super::x`,
+# either possibly ending in a `::{` group.
+PATH_START = re.compile(r"(?<![A-Za-z0-9_:])(crate|super)((?:::" + NAME + r")*)(::\{)?")
 
 
 def strip_comments(line, in_block):
@@ -92,101 +103,6 @@ def strip_comments(line, in_block):
     return "".join(out), in_block
 
 
-def group_names(text, start):
-    """The first path segment of every item of the `crate::{...}` group opening at `start`."""
-    depth = 0
-    names = []
-    item = ""
-    for c in text[start:]:
-        if c == "{":
-            depth += 1
-            if depth == 1:
-                continue
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                break
-        if depth == 1 and c == ",":
-            names.append(item)
-            item = ""
-        else:
-            item += c
-    names.append(item)
-    out = []
-    for n in names:
-        m = re.match(r"\s*([a-z_][a-z0-9_]*)", n)
-        if m:
-            out.append(m.group(1))
-    return out
-
-
-def module_of(path):
-    """The top-level module a file under src/ belongs to, or None (lib.rs, src/bin)."""
-    rel = os.path.relpath(path, SRC).replace(os.sep, "/")
-    if rel.startswith("bin/") or rel == "lib.rs":
-        return None
-    return rel.split("/")[0].removesuffix(".rs")
-
-
-def top_level_modules():
-    """The crate's top-level modules: the .rs files and dirs directly under src/ (not bin)."""
-    out = set()
-    for name in os.listdir(SRC):
-        if name.endswith(".rs") and name not in ("lib.rs", "main.rs"):
-            out.add(name[:-3])
-        elif os.path.isdir(os.path.join(SRC, name)) and name != "bin":
-            out.add(name)
-    return out
-
-
-def references():
-    """{(from, to): (file, line)} for each first reference between two top-level modules."""
-    modules = top_level_modules()
-    refs = {}
-    for dirpath, dirs, files in os.walk(SRC):
-        dirs.sort()
-        for name in sorted(files):
-            if not name.endswith(".rs"):
-                continue
-            path = os.path.join(dirpath, name)
-            here = module_of(path)
-            if here is None:
-                continue
-            code = code_of(path)
-            text = "\n".join(code)
-            starts = [0]
-            for c in code:
-                starts.append(starts[-1] + len(c) + 1)
-
-            def line_at(pos):
-                lo, hi = 0, len(starts) - 1
-                while lo < hi:
-                    mid = (lo + hi + 1) // 2
-                    if starts[mid] <= pos:
-                        lo = mid
-                    else:
-                        hi = mid - 1
-                return lo + 1
-
-            found = [(m.start(), m.group(1)) for m in PATH.finditer(text)]
-            for m in GROUP.finditer(text):
-                for n in group_names(text, m.end() - 1):
-                    found.append((m.start(), n))
-            for pos, target in found:
-                # Items of the crate root (constants and re-exports in lib.rs) are not modules.
-                if target == here or target not in modules:
-                    continue
-                key = (here, target)
-                at = (os.path.relpath(path, ROOT), line_at(pos))
-                if key not in refs or at < refs[key]:
-                    refs[key] = at
-    return refs
-
-
-SUPER = re.compile(r"\b((?:super::)+)([a-z_][a-z0-9_]*)")
-SUPER_GROUP = re.compile(r"\bsuper::\{")
-
-
 def code_of(path):
     """The lines of a file without comments."""
     with open(path, encoding="utf-8") as f:
@@ -199,94 +115,222 @@ def code_of(path):
     return code
 
 
-def submodule_references(module):
-    """{(from, to): line} for each first reference between two files of `module`, and the set
-    of its files (without mod.rs and tests.rs)."""
-    base = os.path.join(SRC, module)
-    files = {}
-    for name in sorted(os.listdir(base)):
-        full = os.path.join(base, name)
-        if name.endswith(".rs") and name not in ("mod.rs", "tests.rs"):
-            files[name[:-3]] = full
-        elif os.path.isdir(full):
-            files[name] = os.path.join(full, "mod.rs")
-    own = re.compile(r"\bcrate::" + module + r"::([a-z_][a-z0-9_]*)")
-    own_group = re.compile(r"\bcrate::" + module + r"::\{")
-    refs = {}
-    for here, path in files.items():
-        if not os.path.exists(path):
+
+def module_tree():
+    """{module path (tuple of names): file} for every module file of the library (not src/bin)."""
+    mods = {}
+    for dirpath, dirs, files in os.walk(SRC):
+        dirs[:] = sorted(d for d in dirs if not (dirpath == SRC and d == "bin"))
+        rel = os.path.relpath(dirpath, SRC)
+        folder = () if rel == "." else tuple(rel.split(os.sep))
+        for name in sorted(files):
+            if not name.endswith(".rs"):
+                continue
+            if folder == () and name in ("lib.rs", "main.rs"):
+                mods[()] = os.path.join(dirpath, name)
+            elif name == "mod.rs":
+                mods[folder] = os.path.join(dirpath, name)
+            else:
+                mods[folder + (name[:-3],)] = os.path.join(dirpath, name)
+    # A folder without mod.rs (none today) is still a module.
+    for m in list(mods):
+        for i in range(1, len(m)):
+            mods.setdefault(m[:i], None)
+    return mods
+
+
+def group_paths(text, start):
+    """The full paths (lists of names) of the items of the `{...}` group opening at `start`,
+    nested groups expanded."""
+    out = []
+    i = start + 1
+    prefix = []
+    item = ""
+    stack = []  # prefixes of the enclosing groups
+    base = []
+    while i < len(text):
+        c = text[i]
+        if c == "{":
+            stack.append(base)
+            base = base + [n for n in item.split("::") if n.strip()]
+            base = [n.strip() for n in base]
+            item = ""
+        elif c in ",}":
+            names = [n.strip() for n in item.split("::") if n.strip()]
+            if names:
+                out.append(base + names)
+            item = ""
+            if c == "}":
+                if not stack:
+                    break
+                base = stack.pop()
+        else:
+            item += c
+        i += 1
+    del prefix
+    return [[re.match(r"[A-Za-z_0-9*]*", n).group(0) for n in p] for p in out]
+
+
+def raw_references(text):
+    """(position, root, names) for each `crate::`/`super::` path of `text`; root is "crate" or
+    the number of supers."""
+    found = []
+    for m in PATH_START.finditer(text):
+        segs = [n for n in m.group(2).split("::") if n]
+        root = m.group(1)
+        if root == "super":
+            ups = 1
+            while segs and segs[0] == "super":
+                ups += 1
+                segs = segs[1:]
+            root = ups
+        if m.group(3):
+            for g in group_paths(text, m.end() - 1):
+                found.append((m.start(), root, segs + g))
+        else:
+            found.append((m.start(), root, segs))
+    return found
+
+
+def resolve(here, root, names, mods):
+    """The module path a reference names (its longest prefix that is a module), or None."""
+    if root == "crate":
+        base = ()
+    else:
+        if root > len(here):
+            return None
+        base = here[: len(here) - root]
+    path = base
+    for n in names:
+        if path + (n,) in mods:
+            path = path + (n,)
+        else:
+            break
+    return path
+
+
+def references(mods):
+    """{folder: {(a, b): (file, line)}}: the first reference from each child a of a folder to a
+    sibling b, at every depth (folder () is the top level); and the lib.rs reach-ups."""
+    edges = {}
+    reach_up = []
+    for here, path in sorted(mods.items()):
+        if path is None or here == ():
             continue
-        text = "\n".join(code_of(path))
-        found = [(m.start(), m.group(2)) for m in SUPER.finditer(text)]
-        found += [(m.start(), m.group(1)) for m in own.finditer(text)]
-        for m in list(SUPER_GROUP.finditer(text)) + list(own_group.finditer(text)):
-            found += [(m.start(), n) for n in group_names(text, m.end() - 1)]
-        for pos, target in found:
-            if target != here and target in files:
-                at = (os.path.relpath(path, ROOT), text.count("\n", 0, pos) + 1)
-                if (here, target) not in refs or at < refs[(here, target)]:
-                    refs[(here, target)] = at
-    return refs, set(files)
+        code = code_of(path)
+        text = "\n".join(code)
+        is_tests = here[-1] == "tests" and not path.endswith("mod.rs")
+        for pos, root, names in raw_references(text):
+            line = text.count("\n", 0, pos) + 1
+            at = (os.path.relpath(path, ROOT), line)
+            if root == "crate" and names and (names[0],) not in mods and names[0] not in ("self",):
+                reach_up.append((at, "crate::" + names[0]))
+                continue
+            target = resolve(here, root, names, mods)
+            if target is None:
+                continue
+            k = 0
+            while k < min(len(here), len(target)) and here[k] == target[k]:
+                k += 1
+            if k >= len(here) or k >= len(target):
+                continue  # a module and its own ancestor or descendant
+            if is_tests and k == len(here) - 1:
+                continue  # tests.rs uses the whole module
+            folder = here[:k]
+            key = (here[k], target[k])
+            bucket = edges.setdefault(folder, {})
+            if key not in bucket or at < bucket[key]:
+                bucket[key] = at
+    return edges, reach_up
 
 
-def check_submodules():
-    """Problems in the layering of the files of each module of SUBMODULE_LAYERS."""
-    problems = []
-    count = 0
-    for module, layers in SUBMODULE_LAYERS.items():
-        layer = {m: i for i, group in enumerate(layers) for m in group}
-        refs, files = submodule_references(module)
-        count += len(refs)
-        for f in sorted(files - set(layer)):
-            problems.append(f"{module}: file `{f}` has no layer in SUBMODULE_LAYERS (scripts/module-cycles.py)")
-        for (a, b), (f, n) in sorted(refs.items()):
-            if (b, a) in refs and a < b:
-                g, m = refs[(b, a)]
-                problems.append(
-                    f"{module}: cycle: {a} <-> {b}: {a} -> {b} at {f}:{n}, {b} -> {a} at {g}:{m}"
-                )
-            if a in layer and b in layer and layer[a] < layer[b]:
-                problems.append(
-                    f"{module}: layer: {a} (layer {layer[a]}) references higher {b} "
-                    f"(layer {layer[b]}) at {f}:{n}"
-                )
-    return problems, count
+def circles(bucket):
+    """The strongly connected components of two or more nodes of a folder's reference graph."""
+    graph = {}
+    for a, b in bucket:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    index = {}
+    low = {}
+    on = set()
+    stack = []
+    out = []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def folder_name(folder):
+    return "src/" + "/".join(folder) + ("/" if folder else "")
 
 
 def main():
-    refs = references()
+    mods = module_tree()
+    edges, reach_up = references(mods)
     problems = []
-    for mod in sorted(top_level_modules() - set(LAYER)):
+    top = {m[0] for m in mods if len(m) == 1}
+    for mod in sorted(top - set(LAYER)):
         problems.append(f"module `{mod}` has no layer in LAYERS (scripts/module-cycles.py)")
-    tolerated = []
-    for (a, b), (f, n) in sorted(refs.items()):
-        if a not in LAYER or b not in LAYER:
-            continue
-        msgs = []
-        if (b, a) in refs and a < b:
-            g, m = refs[(b, a)]
-            msgs.append(f"cycle: {a} <-> {b}: {a} -> {b} at {f}:{n}, {b} -> {a} at {g}:{m}")
-        if LAYER[a] < LAYER[b]:
-            msgs.append(f"layer: {a} (layer {LAYER[a]}) references higher {b} (layer {LAYER[b]}) at {f}:{n}")
-        for msg in msgs:
-            if (a, b) in ALLOW or (b, a) in ALLOW and msg.startswith("cycle"):
-                tolerated.append(f"{msg}  [allowed: {ALLOW.get((a, b)) or ALLOW.get((b, a))}]")
-            else:
-                problems.append(msg)
-    sub_problems, sub_edges = check_submodules()
-    problems += sub_problems
-    for t in tolerated:
-        print(f"module-cycles: tolerated {t}")
+    for at, item in reach_up:
+        problems.append(f"reach-up: {at[0]}:{at[1]} names `{item}`, an item of lib.rs; name it in its own module")
+    layers = {(): LAYERS}
+    for module, ls in SUBMODULE_LAYERS.items():
+        layers[(module,)] = ls
+    for folder, ls in layers.items():
+        layer = {m: i for i, group in enumerate(ls) for m in group}
+        children = {m[len(folder)] for m in mods if len(m) > len(folder) and m[: len(folder)] == folder}
+        children -= {"mod", "tests"}
+        for c in sorted(children - set(layer)):
+            problems.append(f"{folder_name(folder)}: `{c}` has no layer (scripts/module-cycles.py)")
+        for (a, b), (f, n) in sorted(edges.get(folder, {}).items()):
+            if a in layer and b in layer and layer[a] < layer[b]:
+                problems.append(
+                    f"{folder_name(folder)}: layer: {a} (layer {layer[a]}) references higher {b} "
+                    f"(layer {layer[b]}) at {f}:{n}"
+                )
+    total = 0
+    for folder, bucket in sorted(edges.items()):
+        total += len(bucket)
+        for comp in circles(bucket):
+            members = set(comp)
+            shown = ", ".join(
+                f"{a} -> {b} at {f}:{n}" for (a, b), (f, n) in sorted(bucket.items()) if a in members and b in members
+            )
+            problems.append(f"{folder_name(folder)}: circle: {' <-> '.join(comp)}: {shown}")
     for p in problems:
         print(f"module-cycles: {p}", file=sys.stderr)
-    edges = len(refs)
     if problems:
-        print(f"module-cycles: {len(problems)} problem(s) in {edges} module references", file=sys.stderr)
+        print(f"module-cycles: {len(problems)} problem(s) in {total} references", file=sys.stderr)
         return 1
     print(
-        f"module-cycles: ok: {edges} references between top-level modules, no cycle, "
-        f"no upward reference ({len(tolerated)} tolerated by ALLOW); {sub_edges} references "
-        f"between the files of {', '.join(SUBMODULE_LAYERS)}, no cycle, no upward reference"
+        f"module-cycles: ok: {total} references between sibling modules in {len(edges)} folders "
+        f"(top level: {len(edges.get((), {}))}), no circle at any depth, no upward reference, "
+        f"no reach-up into lib.rs"
     )
     return 0
 

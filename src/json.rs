@@ -6,10 +6,10 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Parses `text` (the document `what`) as `T` after checking that its `key` member (`schema`,
-/// or `schemaVersion` for the guard vectors) is [`SCHEMA`](crate::SCHEMA).
+/// or `schemaVersion` for the guard vectors) is [`SCHEMA`](crate::files::SCHEMA).
 ///
 /// The version is checked first, so a schema 2 file is reported as such and not as whatever
 /// shape difference schema 2 brings; the shape is then read from the text, not the parsed
@@ -36,7 +36,7 @@ pub(crate) fn parse_typed<T: DeserializeOwned>(
 ) -> Result<T, Error> {
     match serde_json::from_str::<T>(text) {
         Ok(doc) => match version(&doc) {
-            crate::SCHEMA => Ok(doc),
+            crate::files::SCHEMA => Ok(doc),
             other => Err(Error::Schema {
                 what,
                 found: other.to_string(),
@@ -49,14 +49,14 @@ pub(crate) fn parse_typed<T: DeserializeOwned>(
     }
 }
 
-/// Whether `text` is a JSON object whose `key` member is [`SCHEMA`](crate::SCHEMA).
+/// Whether `text` is a JSON object whose `key` member is [`SCHEMA`](crate::files::SCHEMA).
 fn check_version(what: &'static str, text: &str, key: &str) -> Result<(), Error> {
     let value: Value = serde_json::from_str(text).map_err(|e| Error::json(what, &e))?;
     let Some(object) = value.as_object() else {
         return Err(Error::invalid("/", format!("{what} must be a JSON object")));
     };
     match object.get(key) {
-        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(crate::SCHEMA)) => Ok(()),
+        Some(Value::Number(n)) if n.as_u64() == Some(u64::from(crate::files::SCHEMA)) => Ok(()),
         Some(other) => Err(Error::Schema {
             what,
             found: other.to_string(),

@@ -22,8 +22,10 @@
 //! | `serde` | the typed [`Catalog`], `Catalog::parse`, `catalog()`, locations (no regex engine) |
 //! | `patterns` | the catalog's four regular expressions: seven origins, the Chromium major of a user agent, profile names |
 //! | `protected` | `protected::Matcher`: URLs, targets, cookie domains, storage keys |
-//! | `corpus` | `CORPUS`, `PROTECTED`, `GUARD_VECTORS` and the corpus, vector and guard modules |
+//! | `corpus` | `CORPUS`, `PROTECTED`, `GUARD_VECTORS` and the `corpus` and `vectors` modules (the guard-vector types, also as `guard::*`) |
 //! | `guard` | `guard::policy`: the sans-I/O CDP guard policy on the protected-origin matcher |
+//! | `guard-proxy` | `guard::proxy`: the CDP relay around the policy |
+//! | `guard-runner` | `harness`: the guard vectors run against a guard (runner, stand-in, CDP client, self-test) |
 //! | `discovery` | `discovery::discover` and the output schema 1 types |
 //! | `launch` | seven's profiles, launch arguments and prefs |
 //! | `cli` | the `slicc-browsers` command line and `validate` |
@@ -31,43 +33,8 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-/// The schema version of every file this crate ships (`"schema": 1`).
-pub const SCHEMA: u32 = 1;
-
-/// `catalog.json`: the browsers, Electron apps, ranking, discovery rules, seven's flags and prefs,
-/// protected origins, profiles, launch arguments and platform locations.
-pub const CATALOG: &str = include_str!("../catalog.json");
-
-/// `schema/catalog.schema.json`: the JSON Schema (2020-12) of [`CATALOG`].
-pub const CATALOG_SCHEMA: &str = include_str!("../schema/catalog.schema.json");
-
-/// `schema/browsers.schema.json`: the JSON Schema of output schema 1, what `slicc browsers --json`
-/// and `playwright-cli list --json` print.
-pub const BROWSERS_SCHEMA: &str = include_str!("../schema/browsers.schema.json");
-
-/// `schema/corpus.schema.json`: the JSON Schema (2020-12) of `corpus.json`, the discovery
-/// conformance corpus; its `expected` documents refer to [`BROWSERS_SCHEMA`].
-pub const CORPUS_SCHEMA: &str = include_str!("../schema/corpus.schema.json");
-
-/// `corpus.json`: every discovery conformance case, generated from `corpus/` (see
-/// [`corpus::build`]).
-#[cfg(feature = "corpus")]
-pub const CORPUS: &str = include_str!("../corpus.json");
-
-/// `schema/guard-vectors.schema.json`: the JSON Schema (2020-12) of `guard-vectors.json`.
-pub const GUARD_VECTORS_SCHEMA: &str = include_str!("../schema/guard-vectors.schema.json");
-
-/// `guard-vectors.json`: the attacks every CDP guard runs, each with its control on an ordinary
-/// origin ([`guard`] types it).
-#[cfg(feature = "corpus")]
-pub const GUARD_VECTORS: &str = include_str!("../guard-vectors.json");
-
-/// `schema/protected.schema.json`: the JSON Schema (2020-12) of `protected.json`.
-pub const PROTECTED_SCHEMA: &str = include_str!("../schema/protected.schema.json");
-
-/// `protected.json`: the protected-origin vectors every matcher runs (see [`protected`]).
-#[cfg(feature = "corpus")]
-pub const PROTECTED: &str = include_str!("../protected.json");
+mod files;
+pub use files::*;
 
 mod error;
 // The HTTP client discovery, launch and the guard's CDP client and proxy share (its types are
@@ -115,7 +82,20 @@ pub mod conformance;
 pub mod launch;
 
 #[cfg(any(feature = "corpus", feature = "guard"))]
+pub mod vectors;
+
+#[cfg(any(feature = "corpus", feature = "guard"))]
 pub mod guard;
+
+#[cfg(feature = "guard-runner")]
+pub mod harness;
+
+// The WebSocket plumbing the harness's CDP client and the guard's proxy share.
+#[cfg(all(
+    any(feature = "guard-runner", feature = "guard-proxy"),
+    not(target_os = "wasi")
+))]
+mod ws;
 
 #[cfg(any(feature = "protected", feature = "corpus"))]
 pub mod protected;

@@ -12,9 +12,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::cdp::{websocket_url, CdpClient, CdpOptions};
-use slicc_browsers::guard::runner::{CallError, Event, Transport};
-use slicc_browsers::guard::selftest::Chromium;
+use slicc_browsers::harness::cdp::{websocket_url, CdpClient, CdpOptions};
+use slicc_browsers::harness::runner::{CallError, Event, Transport};
+use slicc_browsers::harness::selftest::Chromium;
 use tungstenite::{Message, WebSocket};
 
 const CHROMIUM: &str = "/usr/bin/chromium";

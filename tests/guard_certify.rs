@@ -8,9 +8,9 @@
 mod needs;
 mod subset;
 
-use slicc_browsers::guard::certify::{self, GUARD_NAME};
-use slicc_browsers::guard::runner::summary::Status;
-use slicc_browsers::guard::selftest::{SelfTestOptions, CHROMIUM};
+use slicc_browsers::harness::certify::{self, GUARD_NAME};
+use slicc_browsers::harness::runner::summary::Status;
+use slicc_browsers::harness::selftest::{SelfTestOptions, CHROMIUM};
 use subset::SUBSET;
 
 /// Runs `ids` on `target` with `variant` through the proxy; returns the rows that did not pass.

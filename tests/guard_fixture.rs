@@ -11,9 +11,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions, Limits, PNG_1X1};
-use slicc_browsers::guard::runner::LogEntry;
-use slicc_browsers::guard::standin;
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions, Limits, PNG_1X1};
+use slicc_browsers::harness::runner::LogEntry;
+use slicc_browsers::harness::standin;
 
 /// The longest any test waits for anything before it fails instead of hanging.
 const HANG_GUARD: Duration = Duration::from_secs(30);

@@ -58,7 +58,7 @@ fn patterns() -> Vec<(String, String, bool)> {
 fn expand(pattern: &str) -> String {
     let mut expanded = String::new();
     let mut last = 0;
-    for (start, end, _) in slicc_browsers::guard::runner::expand::tokens(pattern) {
+    for (start, end, _) in slicc_browsers::harness::runner::expand::tokens(pattern) {
         expanded.push_str(&pattern[last..start]);
         expanded.push_str("placeholder");
         last = end;

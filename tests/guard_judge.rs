@@ -3,10 +3,10 @@
 #![cfg(feature = "guard-runner")]
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::runner::expand::{
+use slicc_browsers::guard::{self, Step, Vector};
+use slicc_browsers::harness::runner::expand::{
     chain_urls, leg_reads, leg_steps, refusal_names, Leg, LegStep, Origins, Phase, Vars,
 };
-use slicc_browsers::guard::{self, Step, Vector};
 
 const O: &str = "http://ordinary.test:8080";
 const SAME: &str = "http://same.sliccy.test:8080";
@@ -212,7 +212,7 @@ fn hop_chains_nest_like_encode_uri_component() {
         urls[0],
         format!(
             "{O}/hop?code=301&to={}",
-            slicc_browsers::guard::runner::expand::encode_uri_component(&urls[1])
+            slicc_browsers::harness::runner::expand::encode_uri_component(&urls[1])
         )
     );
     assert_eq!(urls[2], format!("{SEVEN}/doc?n=dest-t&csp=1"));
@@ -247,7 +247,7 @@ fn every_shipped_vector_expands_on_both_legs_of_every_target() {
                 }
                 steps += built.len();
                 reads += leg_reads(v, leg, &vars).len();
-                for check in slicc_browsers::guard::runner::expand::leg_checks(v, leg) {
+                for check in slicc_browsers::harness::runner::expand::leg_checks(v, leg) {
                     vars.expand_check(check)
                         .unwrap_or_else(|e| panic!("{} {target}: {e}", v.id));
                 }
@@ -263,16 +263,16 @@ fn every_shipped_vector_expands_on_both_legs_of_every_target() {
 
 use std::collections::BTreeMap;
 
-use slicc_browsers::guard::runner::judge::{
+use slicc_browsers::guard::Check;
+use slicc_browsers::harness::runner::judge::{
     evaluate, judge_leg, judge_live, precheck, required_capabilities, CapabilitySet, Environment,
     LegRun, RowSpec, Truth, SKIP_OBSERVER,
 };
-use slicc_browsers::guard::runner::predicate::matches;
-use slicc_browsers::guard::runner::summary::{summarize, Row, Status, SummaryInput};
-use slicc_browsers::guard::runner::{
+use slicc_browsers::harness::runner::predicate::matches;
+use slicc_browsers::harness::runner::summary::{summarize, Row, Status, SummaryInput};
+use slicc_browsers::harness::runner::{
     judge_row, Event, LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
 };
-use slicc_browsers::guard::Check;
 
 const TAG_C: &str = "ctl1";
 const TAG_G: &str = "grd1";
@@ -342,7 +342,7 @@ fn beacon(r: &mut Record, from: &str) {
         r,
         &format!(
             "{O}/beacon?tag={tag}&origin={}&href=x",
-            slicc_browsers::guard::runner::expand::encode_uri_component(from)
+            slicc_browsers::harness::runner::expand::encode_uri_component(from)
         ),
     );
 }
@@ -353,7 +353,7 @@ fn pre(r: &mut Record, to: &str) {
         r,
         &format!(
             "{O}/live?tag={tag}&step=pre&to={}",
-            slicc_browsers::guard::runner::expand::encode_uri_component(to)
+            slicc_browsers::harness::runner::expand::encode_uri_component(to)
         ),
     );
 }

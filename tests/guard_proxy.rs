@@ -13,11 +13,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::guard::runner::{CallError, Transport};
-use slicc_browsers::guard::selftest::Chromium;
+use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::harness::runner::{CallError, Transport};
+use slicc_browsers::harness::selftest::Chromium;
 use tungstenite::Message;
 
 const CHROMIUM: &str = "/usr/bin/chromium";

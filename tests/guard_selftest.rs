@@ -7,8 +7,8 @@
 mod needs;
 mod subset;
 
-use slicc_browsers::guard::runner::summary::Status;
-use slicc_browsers::guard::selftest::{self, SelfTestOptions, Verdict, CHROMIUM};
+use slicc_browsers::harness::runner::summary::Status;
+use slicc_browsers::harness::selftest::{self, SelfTestOptions, Verdict, CHROMIUM};
 use subset::SUBSET;
 
 #[test]

@@ -43,15 +43,16 @@ pub use sections::{
 
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
+use crate::error::Error;
 
-/// Parses the embedded [`CATALOG`](crate::CATALOG).
+/// Parses the embedded [`CATALOG`](crate::files::CATALOG).
 ///
 /// Each call parses anew (one pass over the text, no pattern compiled) and returns an owned
 /// copy; use [`shared_catalog`] for one instance parsed once per process. The embedded file is
 /// proven to parse by the crate's tests, so this never panics in a released crate.
 pub fn catalog() -> Catalog {
-    Catalog::parse(crate::CATALOG).expect("the embedded catalog.json parses (checked by the tests)")
+    Catalog::parse(crate::files::CATALOG)
+        .expect("the embedded catalog.json parses (checked by the tests)")
 }
 
 /// The embedded catalog, parsed on first use and shared for the life of the process.

@@ -13,7 +13,7 @@ use regex_lite::Regex;
 #[cfg(feature = "patterns")]
 use super::Catalog;
 #[cfg(feature = "patterns")]
-use crate::Error;
+use crate::error::Error;
 
 /// The compiled patterns of one catalog, each compiled on first use (`None` when it does not
 /// compile). Empty without feature `patterns`.

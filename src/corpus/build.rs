@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::Error;
+use crate::error::Error;
 
 /// Builds the text of `corpus.json` from the `corpus/` dir of the crate dir `dir`: every
 /// case dir, sorted by name, as `{ "name", "case", "expected" }` with the files' JSON as
@@ -37,7 +37,7 @@ pub fn build(dir: &Path) -> Result<String, Error> {
         let expected = read(&root, &name, "expected.json")?;
         cases.push(json!({ "name": name, "case": case, "expected": expected }));
     }
-    let corpus = json!({ "schema": crate::SCHEMA, "cases": cases });
+    let corpus = json!({ "schema": crate::files::SCHEMA, "cases": cases });
     let mut text = serde_json::to_string_pretty(&corpus)
         .map_err(|e| Error::invalid("corpus.json", e.to_string()))?;
     text.push('\n');

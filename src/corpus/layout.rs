@@ -6,8 +6,8 @@
 
 use std::fmt;
 
+use crate::catalog::Catalog;
 use crate::catalog::{join_path, Env, Os};
-use crate::Catalog;
 
 /// The five token forms a case may use, without braces; `userData:` takes a browser id.
 pub const TOKENS: [&str; 5] = [

@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::Error;
+use crate::error::Error;
 
 /// Need: `DevToolsActivePort` files in browsers' default user-data dirs.
 pub const NEED_USER_DATA_DIRS: &str = "user-data-dirs";
@@ -68,12 +68,13 @@ pub const NEEDS: [&str; 8] = [
     NEED_SIX,
 ];
 
-/// Parses the embedded [`CORPUS`](crate::CORPUS).
+/// Parses the embedded [`CORPUS`](crate::files::CORPUS).
 ///
 /// The embedded file is proven to parse by the crate's tests, so this never panics in a
 /// released crate.
 pub fn corpus() -> Corpus {
-    Corpus::parse(crate::CORPUS).expect("the embedded corpus.json parses (checked by the tests)")
+    Corpus::parse(crate::files::CORPUS)
+        .expect("the embedded corpus.json parses (checked by the tests)")
 }
 
 /// `corpus.json`: every case, sorted by name.

@@ -155,7 +155,10 @@ impl Options {
             os,
             cdp: Vec::new(),
             origins: Vec::new(),
-            probe_ports: crate::shared_catalog().discovery.probe_ports.clone(),
+            probe_ports: crate::catalog::shared_catalog()
+                .discovery
+                .probe_ports
+                .clone(),
             sources: Sources::ALL,
             installed: Vec::new(),
             self_pid: None,
@@ -207,7 +210,7 @@ impl<'a> Context<'a> {
 
 /// Discovers and ranks with the embedded catalog. See [`discover_with`].
 pub fn discover(host: &dyn Host, options: &Options) -> Output {
-    discover_with(crate::shared_catalog(), host, options)
+    discover_with(crate::catalog::shared_catalog(), host, options)
 }
 
 /// Discovers the endpoints `host` offers, ranks them with `options.installed`, and returns

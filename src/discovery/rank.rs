@@ -157,7 +157,7 @@ pub fn rank(catalog: &Catalog, endpoints: Vec<Endpoint>, installed: &[Installed]
     }
     keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
     Output {
-        schema: crate::SCHEMA,
+        schema: crate::files::SCHEMA,
         min_chromium: catalog.min_chromium_major,
         entries: keyed.into_iter().map(|(_, _, e)| e).collect(),
     }

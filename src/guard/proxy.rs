@@ -35,9 +35,9 @@ use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::policy::Policy;
-use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
 use crate::http::Request;
 use crate::protected::{Matcher, Opener};
+use crate::ws::{self, ConnectError, ReadHalf, Received, Writer};
 
 /// The largest request head the proxy reads from a client.
 const HEAD_LIMIT: usize = 16 * 1024;
@@ -103,7 +103,7 @@ struct Context {
 impl Proxy {
     /// Resolves the browser's WebSocket URL, binds the listening socket and starts serving.
     pub fn start(options: ProxyOptions) -> Result<Proxy, String> {
-        let cat = crate::shared_catalog();
+        let cat = crate::catalog::shared_catalog();
         // The stricter readings only add protection: right for a guard.
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
             .map_err(|e| format!("--origin: {e}"))?

@@ -1,6 +1,6 @@
 //! The command-line arguments of a launch for seven: Chromium's and an Electron app's.
 
-use crate::Catalog;
+use crate::catalog::Catalog;
 
 use super::Error;
 

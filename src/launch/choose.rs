@@ -1,9 +1,9 @@
 //! Choosing what to launch: the browser `--browser` names, else the best installed Chromium
 //! browser by discovery's ranking.
 
+use crate::catalog::Catalog;
 use crate::catalog::Os;
 use crate::discovery::{self, Installed};
-use crate::Catalog;
 
 use super::{Error, Executable, Via};
 

@@ -6,8 +6,8 @@
 //! Guide); flatpak's installations `/var/lib/flatpak` and `~/.local/share/flatpak`, each with
 //! its apps under `app/<id>` (flatpak-installation(5)); snaps' commands in `/snap/bin` (snapd).
 
+use crate::catalog::Catalog;
 use crate::catalog::{join_path, Browser, Env, Os};
-use crate::Catalog;
 
 /// A "does this path exist" check: the real file system, or a fake in tests.
 pub type Exists<'a> = &'a dyn Fn(&str) -> bool;

@@ -14,9 +14,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
+use crate::catalog::Catalog;
 use crate::catalog::{Origin, Pref};
 use crate::json::pointer;
-use crate::Catalog;
 
 use super::profiles::is_six_dir_in;
 use super::{Error, SevenProfile};

@@ -5,8 +5,8 @@
 //! write into six's. A [`SixProfile`] has no way to be prepared at all: six's profile is used
 //! in place.
 
+use crate::catalog::Catalog;
 use crate::catalog::{join_path, six_path_key, Env, Os};
-use crate::Catalog;
 
 use super::{Error, Executable};
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::catalog::Catalog;
 use crate::catalog::{ActivePort, Os};
 use crate::http::Request;
-use crate::Catalog;
 
 use super::{
     chromium_args, electron_args, installed_executables, resolve_executable, ChromiumOptions,

@@ -8,7 +8,7 @@ use url::Host;
 
 use super::syntax::{trim_dot, unbracket};
 use crate::catalog::Origin;
-use crate::Error;
+use crate::error::Error;
 
 /// A host as the URL Standard's host parser reads it, lower case and without one trailing dot.
 pub(super) fn parse_host(text: &str) -> Option<Host<String>> {

@@ -15,7 +15,7 @@ use super::rules::{too_deep, Inheriting, Rules};
 use super::syntax::{clean, fold_path, trim_dot};
 use super::Opener;
 use crate::catalog::ProtectedOrigins;
-use crate::Error;
+use crate::error::Error;
 
 /// The protected-origin matcher: the catalog's `protectedOrigins` plus the program's extra
 /// origins (slicc-cli's `--origin` and `--page` origins).

@@ -17,7 +17,7 @@ use super::reason::{Record, Rule};
 use super::syntax::{fold_path, is_scheme, trim_dot, unbracket};
 use super::MAX_INNER;
 use crate::catalog::ProtectedOrigins;
-use crate::Error;
+use crate::error::Error;
 
 /// The compiled rules of a matcher: the catalog's `protectedOrigins`, the extra origins and
 /// whether the stricter readings apply.

@@ -7,7 +7,7 @@ use super::Matcher;
 /// the rest to it.
 #[test]
 fn lenient_reads_hostile_forms() {
-    let cat = crate::shared_catalog();
+    let cat = crate::catalog::shared_catalog();
     let m = Matcher::new(&cat.protected_origins, &["http://localhost:5710"]).unwrap();
     let answered = [
         ("https:\\\\seven.sliccy.ai\\x", true),

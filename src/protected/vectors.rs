@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
+use crate::error::Error;
 
 /// The `opener` of a target vector whose opener is protected.
 pub const OPENER_PROTECTED: &str = "protected";
@@ -89,12 +89,12 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Parses the embedded [`PROTECTED`](crate::PROTECTED).
+/// Parses the embedded [`PROTECTED`](crate::files::PROTECTED).
 ///
 /// The embedded file is proven to parse by the crate's tests, so this never panics in a
 /// released crate.
 pub fn vectors() -> Vectors {
-    Vectors::parse(crate::PROTECTED)
+    Vectors::parse(crate::files::PROTECTED)
         .expect("the embedded protected.json parses (checked by the tests)")
 }
 

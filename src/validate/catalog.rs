@@ -199,7 +199,8 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
     }
 
     // The typed catalog reads it, and compiles its patterns.
-    let typed = crate::Catalog::parse(&catalog.to_string()).and_then(|c| c.check_patterns());
+    let typed =
+        crate::catalog::Catalog::parse(&catalog.to_string()).and_then(|c| c.check_patterns());
     if let Err(e) = typed {
         out.push(Problem::new(file, "", "typed", e.to_string()));
     }

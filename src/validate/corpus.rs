@@ -7,26 +7,12 @@ use std::path::Path;
 use jsonschema::{Registry, Validator};
 use serde_json::{json, Value};
 
-use super::corpus_case::case_rules;
+use super::corpus_case::{case_rules, CaseDoc};
 use super::{pointer, read_json, Problem};
 
 /// Where the corpus schema is registered when it has no `$id` of its own.
 const DEFAULT_CORPUS_ID: &str =
     "https://github.com/ai-ecoverse/slicc-browsers/schema/corpus.schema.json";
-
-/// One case to check: its name, its two documents, and where each was read from.
-pub(super) struct CaseDoc {
-    /// The case name (its dir).
-    pub name: String,
-    /// The case object.
-    pub case: Value,
-    /// The expected output schema 1 document.
-    pub expected: Value,
-    /// The file and the JSON pointer prefix of the case object.
-    pub case_at: (String, String),
-    /// The file and the JSON pointer prefix of the expected document.
-    pub expected_at: (String, String),
-}
 
 /// Checks the corpus of the crate dir `dir`, if it has one (`corpus.json` or `corpus/`).
 pub fn corpus_rules(dir: &Path, catalog: &Value) -> Vec<Problem> {
@@ -76,7 +62,7 @@ pub fn corpus_rules(dir: &Path, catalog: &Value) -> Vec<Problem> {
             .unwrap_or_default()
     };
 
-    let cat = crate::Catalog::parse(&catalog.to_string()).ok();
+    let cat = crate::catalog::Catalog::parse(&catalog.to_string()).ok();
     let mut names = std::collections::HashMap::new();
     for doc in &docs {
         if let Some(first) = names.insert(doc.name.clone(), doc.case_at.1.clone()) {

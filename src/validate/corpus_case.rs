@@ -7,11 +7,24 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use super::corpus::CaseDoc;
 use super::Problem;
+use crate::catalog::Catalog;
 use crate::corpus::{is_token, token_names, Layout};
 use crate::json::Node;
-use crate::Catalog;
+
+/// One case to check: its name, its two documents, and where each was read from.
+pub(super) struct CaseDoc {
+    /// The case name (its dir).
+    pub name: String,
+    /// The case object.
+    pub case: Value,
+    /// The expected output schema 1 document.
+    pub expected: Value,
+    /// The file and the JSON pointer prefix of the case object.
+    pub case_at: (String, String),
+    /// The file and the JSON pointer prefix of the expected document.
+    pub expected_at: (String, String),
+}
 
 /// Every rule of one case; `cat` is the typed catalog when it parses.
 pub(super) fn case_rules(doc: &CaseDoc, catalog: &Value, cat: Option<&Catalog>) -> Vec<Problem> {

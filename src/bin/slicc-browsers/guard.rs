@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 
 use crate::args::Args;
 

@@ -7,16 +7,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::Value;
-use slicc_browsers::guard::cdp::{leg_clients, CdpClient, CdpOptions};
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
-use slicc_browsers::guard::runner::drive::{
+use slicc_browsers::harness::cdp::{leg_clients, CdpClient, CdpOptions};
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::harness::runner::drive::{
     self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RowResult, RunOptions, StandIn,
 };
-use slicc_browsers::guard::runner::expand::Origins;
-use slicc_browsers::guard::runner::judge::CapabilitySet;
-use slicc_browsers::guard::runner::summary::{summarize, SummaryInput};
-use slicc_browsers::guard::selftest::{self, SelfTestOptions, Verdict};
-use slicc_browsers::guard::Vectors;
+use slicc_browsers::harness::runner::expand::Origins;
+use slicc_browsers::harness::runner::judge::CapabilitySet;
+use slicc_browsers::harness::runner::summary::{summarize, SummaryInput};
+use slicc_browsers::harness::selftest::{self, SelfTestOptions, Verdict};
+use slicc_browsers::vectors::Vectors;
 
 use crate::args::Args;
 
@@ -45,7 +45,7 @@ pub const USAGE: &str = "\
 /// Reads `--vectors FILE`, or the crate's own set.
 fn vectors(args: &mut Args) -> Result<Vectors, String> {
     match args.value("--vectors")? {
-        None => Ok(slicc_browsers::guard::vectors()),
+        None => Ok(slicc_browsers::vectors::vectors()),
         Some(path) => {
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| format!("--vectors {path}: cannot read: {e}"))?;
@@ -238,7 +238,7 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
 /// `guard certify`: the crate's proxy in front of headless Chromium, every row through it.
 pub fn certify(args: Args) -> Result<ExitCode, String> {
     let run = BrowserRun::parse(args, false)?;
-    let report = slicc_browsers::guard::certify::certify(&run.set, &run.options, &|result| {
+    let report = slicc_browsers::harness::certify::certify(&run.set, &run.options, &|result| {
         run.row_done(result, result.row.failed());
         if run.json {
             if let Ok(line) = serde_json::to_string(&result.row) {

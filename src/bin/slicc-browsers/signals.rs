@@ -27,7 +27,7 @@ pub fn stop_browsers_on_signal() {
     std::thread::spawn(|| loop {
         std::thread::sleep(Duration::from_millis(50));
         if CAUGHT.load(Ordering::SeqCst) {
-            let stopped = slicc_browsers::guard::selftest::kill_launched();
+            let stopped = slicc_browsers::harness::selftest::kill_launched();
             eprintln!("\ninterrupted: stopped {stopped} browser(s)");
             std::process::exit(130);
         }

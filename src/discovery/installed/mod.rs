@@ -29,7 +29,7 @@ use super::output::Installed;
 
 /// The installed browsers and Electron apps on `host`, with the embedded catalog.
 pub fn scan(host: &dyn Host, os: Os) -> Vec<Installed> {
-    scan_with(crate::shared_catalog(), host, os)
+    scan_with(crate::catalog::shared_catalog(), host, os)
 }
 
 /// The installed browsers and Electron apps on `host` running `os`, found with `catalog`.

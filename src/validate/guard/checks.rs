@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::{Cx, Out};
-use crate::guard::{Check, CheckKind, Observer, CONTROL, SESSION_CHILD, SESSION_PAGE};
 use crate::json::child;
+use crate::vectors::{Check, CheckKind, Observer, CONTROL, SESSION_CHILD, SESSION_PAGE};
 
 /// Every check rule of one vector.
 pub(super) fn rules(cx: &Cx, out: &mut Out) {

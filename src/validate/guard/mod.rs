@@ -33,8 +33,8 @@ use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::{check_schema, Level, Problem};
-use crate::guard::{self as g, Flat};
 use crate::json::Node;
+use crate::vectors::{self as g, Flat};
 
 /// The file these rules check.
 pub const FILE: &str = "guard-vectors.json";
@@ -475,7 +475,7 @@ fn placeholders_and_ports(value: &Value, out: &mut Out) {
 /// The names of the `{name}` placeholders in `text` (V10's token: `name` matches
 /// `[A-Za-z][A-Za-z-]*`), read as the runner reads them.
 pub(super) fn placeholder_names(text: &str) -> impl Iterator<Item = &str> {
-    crate::guard::runner::expand::tokens(text).map(|(_, _, name)| name)
+    crate::harness::runner::expand::tokens(text).map(|(_, _, name)| name)
 }
 
 /// Every rule of one vector.
@@ -596,7 +596,7 @@ fn expected_rules(cx: &Cx, out: &mut Out) {
 pub(super) fn regular_expression(cx: &Cx, out: &mut Out, pattern: &str, path: String, rule: &str) {
     let mut expanded = String::with_capacity(pattern.len());
     let mut last = 0;
-    for (start, end, _) in crate::guard::runner::expand::tokens(pattern) {
+    for (start, end, _) in crate::harness::runner::expand::tokens(pattern) {
         expanded.push_str(&pattern[last..start]);
         expanded.push_str("placeholder");
         last = end;

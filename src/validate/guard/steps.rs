@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{strings, Cx, Out};
-use crate::guard::{self as g, Flat, Legs, StepKind};
+use crate::vectors::{self as g, Flat, Legs, StepKind};
 
 /// The CDP method a step runs: a `cdp` step's, an `answer`'s `cdp` or a `guess`'s `cdp` (V5
 /// counts all three).

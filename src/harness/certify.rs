@@ -12,11 +12,11 @@
 
 use std::time::Duration;
 
-use super::proxy::{Proxy, ProxyOptions};
 use super::runner::drive::RowResult;
 use super::runner::summary::{summarize, Summary, SummaryInput};
 use super::selftest::{run_in_chromium, Chromium, SelfTestOptions, HOSTS, OWN_ORIGIN};
-use super::Vectors;
+use crate::guard::proxy::{Proxy, ProxyOptions};
+use crate::vectors::Vectors;
 
 /// The name the certification line gives the proxy.
 pub const GUARD_NAME: &str = "slicc-browsers-proxy";

@@ -2,111 +2,29 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use regex::Regex;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::pump::pump;
+use super::state::{ActionMark, AnswerRule, Background, ChildRule, Leg, Session};
 use super::util::{call_outcome, eval_outcome, ids_between, is_beacon, lock, session_gone};
 use super::{
     LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, PROBE_WAIT,
     SETTLE_DEFAULT_MS, SETTLE_EXTRA,
 };
-use crate::guard::runner::expand::{chain_start, LegStep, Phase, Vars};
-use crate::guard::runner::js;
-use crate::guard::runner::record::{
+use crate::harness::runner::expand::{chain_start, LegStep, Phase, Vars};
+use crate::harness::runner::js;
+use crate::harness::runner::record::{
     LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
 };
-use crate::guard::runner::transport::{CallError, Event, Transport};
-use crate::guard::{
+use crate::harness::runner::transport::{CallError, Event};
+use crate::vectors::{
     AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Step, Where,
 };
-
-/// A session the leg knows.
-#[derive(Debug, Clone)]
-pub(super) struct Session {
-    pub(super) session_id: String,
-    pub(super) target_id: String,
-}
-
-/// An `answer` step, registered.
-#[derive(Debug, Clone)]
-pub(super) struct AnswerRule {
-    pub(super) url: String,
-    pub(super) stage: Option<String>,
-    pub(super) cdp: Option<String>,
-    pub(super) params: Map<String, Value>,
-    pub(super) hold: bool,
-}
-
-/// A request the pump saw paused.
-#[derive(Debug, Clone)]
-pub(super) struct Paused {
-    pub(super) url: String,
-    pub(super) request_id: String,
-    pub(super) session: Option<String>,
-}
-
-/// A `children` step, registered at an event index.
-#[derive(Debug, Clone)]
-pub(super) struct ChildRule {
-    pub(super) from_event: usize,
-    pub(super) steps: Vec<LegStep>,
-    pub(super) r#where: Option<Where>,
-}
-
-/// A background load's outcome, once it has one.
-#[derive(Default)]
-pub(super) struct Background {
-    done: Mutex<Option<Outcome>>,
-    cond: Condvar,
-}
-
-/// The last page action: when it started and, for a redirect chain, its final destination.
-#[derive(Debug, Clone)]
-pub(super) struct ActionMark {
-    mark: u64,
-    final_url: Option<String>,
-}
-
-/// The state one leg's threads share.
-pub(super) struct Leg {
-    pub(super) client: Arc<dyn Transport>,
-    pub(super) observer: Option<Arc<dyn Transport>>,
-    pub(super) stand_in: Arc<dyn StandIn>,
-    pub(super) vars: Mutex<Vars>,
-    pub(super) record: Mutex<Record>,
-    pub(super) page: Mutex<Option<Session>>,
-    pub(super) children: Mutex<Vec<Session>>,
-    pub(super) rules: Mutex<Vec<ChildRule>>,
-    pub(super) answers: Mutex<Vec<AnswerRule>>,
-    pub(super) paused: Mutex<Vec<Paused>>,
-    /// Targets the driver opened or attached itself: the pump leaves their attach events alone.
-    pub(super) own_targets: Mutex<BTreeSet<String>>,
-    /// Targets to close when the leg ends (on the client), and on the observer.
-    pub(super) opened: Mutex<Vec<String>>,
-    pub(super) observer_opened: Mutex<Vec<String>>,
-    pub(super) child_threads: Mutex<Vec<JoinHandle<()>>>,
-    pub(super) background: Mutex<BTreeMap<String, Arc<Background>>>,
-    pub(super) action: Mutex<Option<ActionMark>>,
-    /// The observer's session on each origin the canary was planted on.
-    pub(super) plant_sessions: Mutex<BTreeMap<String, String>>,
-    /// When to plant the canary.
-    pub(super) plant: Plant,
-    /// The browser context of the row's page (`None`: the default one, or not known).
-    pub(super) page_context: Mutex<Option<String>>,
-    pub(super) stop: AtomicBool,
-    pub(super) detach_delay: u64,
-    pub(super) context: Option<String>,
-    pub(super) start_event: usize,
-    pub(super) start_mark: u64,
-    /// Probes that ran: each sent its beacon as it returned, which the log must show before
-    /// it is read.
-    pub(super) probes: AtomicUsize,
-}
 
 /// See [`super::run_leg`].
 pub(super) fn run(
@@ -476,7 +394,7 @@ impl Leg {
             }
         };
         // A call whose params name a browser context can only go to the browser target.
-        let session = if step.session.as_deref() == Some(crate::guard::SESSION_PAGE_OR_BROWSER)
+        let session = if step.session.as_deref() == Some(crate::vectors::SESSION_PAGE_OR_BROWSER)
             && step
                 .params
                 .as_ref()
@@ -536,7 +454,7 @@ impl Leg {
         }
         if step.refusable == Some(true) {
             let name = refusal_name.map_or_else(
-                || crate::guard::refusal_name(step.name.as_deref(), index),
+                || crate::vectors::refusal_name(step.name.as_deref(), index),
                 str::to_string,
             );
             if let Err(e) = &answer {

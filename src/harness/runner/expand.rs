@@ -3,7 +3,7 @@
 //! leg's checks need. No I/O.
 //!
 //! ```
-//! use slicc_browsers::guard::runner::expand::{Leg, Origins, Vars};
+//! use slicc_browsers::harness::runner::expand::{Leg, Origins, Vars};
 //! let origins = Origins::from_json(r#"{
 //!     "ordinary": "http://ordinary.test:8080", "ordinary-same-site": null,
 //!     "seven": "http://seven.sliccy.ai:8080", "vault": "http://vault.sliccy.ai:8080",
@@ -25,10 +25,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::record::Read;
-use crate::guard::{
+use crate::error::Error;
+use crate::vectors::{
     BlockSpec, Check, Hop, Observation, Step, UrlRef, Vector, CONTROL, GUARDED, SESSION_PAGE,
 };
-use crate::Error;
 
 /// The origin names the runner maps, required ones first: a missing or `null` one is null.
 pub const REQUIRED_ORIGINS: [&str; 8] = [
@@ -575,12 +575,17 @@ pub struct LegStep {
 
 /// The refusal name of each refusable step, with its flat index, in step order (§3.2): the
 /// guard module's flattening (that of [`Vector::all_steps`]) and
-/// [`refusal_name`](crate::guard::refusal_name), with the indexes kept.
+/// [`refusal_name`](crate::vectors::refusal_name), with the indexes kept.
 pub fn refusal_names(vector: &Vector) -> Vec<(usize, String)> {
-    crate::guard::step::flatten(&vector.setup, &vector.trigger)
+    crate::vectors::flatten(&vector.setup, &vector.trigger)
         .into_iter()
         .filter(|f| f.step.is_refusable())
-        .map(|f| (f.index, crate::guard::refusal_name(f.step.name(), f.index)))
+        .map(|f| {
+            (
+                f.index,
+                crate::vectors::refusal_name(f.step.name(), f.index),
+            )
+        })
         .collect()
 }
 
@@ -641,7 +646,7 @@ fn build_steps(
             phase,
             refusal_name: step
                 .is_refusable()
-                .then(|| crate::guard::refusal_name(step.name(), i)),
+                .then(|| crate::vectors::refusal_name(step.name(), i)),
             step: expanded,
             children,
         });
@@ -657,8 +662,8 @@ pub fn judged_names(vector: &Vector, leg: Leg) -> Vec<&str> {
         Leg::Guarded => &vector.expected,
     };
     match expected {
-        crate::guard::Expected::Checks(map) => map.keys().collect(),
-        crate::guard::Expected::Text(_) => Vec::new(),
+        crate::vectors::Expected::Checks(map) => map.keys().collect(),
+        crate::vectors::Expected::Text(_) => Vec::new(),
     }
 }
 
@@ -692,7 +697,7 @@ pub fn leg_checks(vector: &Vector, leg: Leg) -> Vec<&Check> {
 /// (`frameBlocked` always with the out-of-process iframes), `history` the navigation history;
 /// a missing `session` is `page`.
 pub fn read_for(check: &Check) -> Option<Read> {
-    use crate::guard::Observer;
+    use crate::vectors::Observer;
     let session = |s: &Option<String>| s.clone().unwrap_or_else(|| SESSION_PAGE.to_string());
     let block_session = |b: &BlockSpec| session(&b.session);
     match check {

@@ -5,13 +5,13 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::leg::Leg;
+use super::state::Leg;
 use super::util::{eval_outcome, lock};
 use super::LOAD_TIMEOUT;
-use crate::guard::runner::expand::encode_uri_component;
-use crate::guard::runner::js;
-use crate::guard::runner::record::{Outcome, Read};
-use crate::guard::runner::transport::{Event, Transport};
+use crate::harness::runner::expand::encode_uri_component;
+use crate::harness::runner::js;
+use crate::harness::runner::record::{Outcome, Read};
+use crate::harness::runner::transport::{Event, Transport};
 
 impl Leg {
     /// Plants the canary on `{target}` through the observer: the stand-in's `/plant` in a tab of

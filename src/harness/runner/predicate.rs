@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use slicc_browsers::guard::runner::predicate::matches;
+//! use slicc_browsers::harness::runner::predicate::matches;
 //! let event = json!({"method": "Log.entryAdded", "params": {"entry": {"text": "Refused: Content Security Policy"}}});
 //! assert_eq!(matches(&json!({"params": {"entry": {"text": {"$contains": "Content Security Policy"}}}}), &event), Ok(true));
 //! assert_eq!(matches(&json!({"$some": {"ok": true}}), &json!([{"ok": false}, {"ok": true}])), Ok(true));

@@ -21,8 +21,8 @@
 //!
 //! ```no_run
 //! use serde_json::json;
-//! use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
-//! use slicc_browsers::guard::runner::Transport;
+//! use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
+//! use slicc_browsers::harness::runner::Transport;
 //!
 //! let cdp = CdpClient::connect_endpoint("http://127.0.0.1:9333", CdpOptions::new())?;
 //! let version = cdp.send("Browser.getVersion", json!({}), None)?;
@@ -31,7 +31,7 @@
 //! let session = cdp.attach(target["targetId"].as_str().unwrap_or_default())?;
 //! let two = cdp.send("Runtime.evaluate", json!({"expression": "1 + 1"}), Some(&session))?;
 //! assert_eq!(two["result"]["value"], 2);
-//! # Ok::<(), slicc_browsers::guard::runner::CallError>(())
+//! # Ok::<(), slicc_browsers::harness::runner::CallError>(())
 //! ```
 
 use std::collections::HashMap;
@@ -48,8 +48,8 @@ use tungstenite::protocol::WebSocket;
 use tungstenite::Message;
 
 use super::runner::{CallError, Event, Transport};
-use super::ws::{self, ConnectError, ReadHalf, Received, Writer};
 use crate::http::Request;
+use crate::ws::{self, ConnectError, ReadHalf, Received, Writer};
 
 /// The most anomalies [`CdpClient::errors`] keeps; later ones are counted in a last entry.
 pub const MAX_ERRORS: usize = 100;

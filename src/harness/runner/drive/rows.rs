@@ -10,15 +10,15 @@ use serde_json::{json, Value};
 
 use super::util::lock;
 use super::{run_leg, says_plant, LegSetup, Plant, StandIn};
-use crate::guard::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
-use crate::guard::runner::js;
-use crate::guard::runner::judge::{
+use crate::harness::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
+use crate::harness::runner::js;
+use crate::harness::runner::judge::{
     judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec,
 };
-use crate::guard::runner::record::Record;
-use crate::guard::runner::summary::Row;
-use crate::guard::runner::transport::Transport;
-use crate::guard::{Check, Step, Vector, Vectors, VIA_UNGUARDED};
+use crate::harness::runner::record::Record;
+use crate::harness::runner::summary::Row;
+use crate::harness::runner::transport::Transport;
+use crate::vectors::{Check, Step, Vector, Vectors, VIA_UNGUARDED};
 
 /// One leg the runner is about to run: what a [`Guard`] is told when it connects.
 #[derive(Debug, Clone, Copy)]
@@ -157,9 +157,7 @@ fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, String> {
     }
     let mut out = Vec::new();
     for (i, vector) in set.vectors.iter().enumerate() {
-        let in_scope = vector.scope == crate::guard::SCOPE_ANY
-            || Some(vector.scope.as_str()) == options.scope.as_deref();
-        if !in_scope || !selected(&options.ids, &vector.id) {
+        if !vector.is_for(options.scope.as_deref()) || !selected(&options.ids, &vector.id) {
             continue;
         }
         for target in &vector.targets {
@@ -555,7 +553,7 @@ mod tests {
 
     #[test]
     fn runner_defined_variants_parse() {
-        let set = crate::guard::vectors();
+        let set = crate::vectors::vectors();
         assert_eq!(variant_delay(&set, "prompt"), Some(0));
         assert_eq!(variant_delay(&set, "lagging"), Some(8000));
         assert_eq!(variant_delay(&set, "lagging-8s"), Some(8000));
@@ -565,7 +563,7 @@ mod tests {
 
     #[test]
     fn canary_rows_are_found() {
-        let set = crate::guard::vectors();
+        let set = crate::vectors::vectors();
         let plants: Vec<&str> = set
             .vectors
             .iter()
@@ -579,7 +577,7 @@ mod tests {
 
     #[test]
     fn names_read_include_results_and_cookie_sources() {
-        let set = crate::guard::vectors();
+        let set = crate::vectors::vectors();
         let v = set.vector("C5.guessed-id.fulfill").unwrap();
         let names = names_read(v);
         assert!(names.contains(&"guesses".to_string()) && names.contains(&"victim".to_string()));

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::leg::{AnswerRule, ChildRule, Leg, Paused, Session};
+use super::state::{AnswerRule, ChildRule, Leg, Paused, Session};
 use super::util::lock;
 use super::CHILD_WAIT;
-use crate::guard::runner::record::SessionRecord;
-use crate::guard::runner::transport::Event;
+use crate::harness::runner::record::SessionRecord;
+use crate::harness::runner::transport::Event;
 
 /// The pump: answers paused requests, runs `children` steps on attached targets, notes
 /// detaches and popups, until the leg stops.

@@ -27,7 +27,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::guard::{Vectors, SCOPE_ANY};
+use crate::vectors::Vectors;
+
+/// The skip reason of a row that needs an unguarded observer when none was supplied.
+pub const SKIP_OBSERVER: &str = "not-supported:unguarded-observer";
 
 /// The status of a row's control, guarded leg or liveness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -241,11 +244,10 @@ pub fn summarize(input: SummaryInput<'_>) -> Summary {
     let mut transports: BTreeSet<String> = input.transports.iter().cloned().collect();
     transports.extend(rows.iter().map(|r| r.transport.clone()));
 
-    let in_scope = |scope: &str| scope == SCOPE_ANY || Some(scope) == input.scope;
     let have: BTreeSet<RowKey> = rows.iter().map(Row::key).collect();
     let mut targets = BTreeSet::new();
     let mut missing = Vec::new();
-    for v in input.set.vectors.iter().filter(|v| in_scope(&v.scope)) {
+    for v in input.set.vectors.iter().filter(|v| v.is_for(input.scope)) {
         for target in &v.targets {
             targets.insert(target.clone());
             for variant in &variants {
@@ -298,7 +300,7 @@ pub fn summarize(input: SummaryInput<'_>) -> Summary {
             .count(),
         failed,
         skipped,
-        observer_skipped: skips.get(super::judge::SKIP_OBSERVER).copied().unwrap_or(0),
+        observer_skipped: skips.get(SKIP_OBSERVER).copied().unwrap_or(0),
         not_run: rows.iter().filter(|r| r.not_run()).count(),
         skips,
         missing,

@@ -6,8 +6,8 @@ use std::sync::{Mutex, MutexGuard};
 use serde_json::{json, Value};
 
 use super::MAX_GUESSES;
-use crate::guard::runner::record::{LogEntry, Outcome};
-use crate::guard::runner::transport::CallError;
+use crate::harness::runner::record::{LogEntry, Outcome};
+use crate::harness::runner::transport::CallError;
 
 /// Decodes `%XX` escapes and `+` (as a space) of a query component.
 pub fn decode_component(s: &str) -> String {

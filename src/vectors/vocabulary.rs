@@ -1,4 +1,6 @@
-//! The vocabulary's machinery: the observers, and the one-key rule every step and check obeys.
+//! The vocabulary: the format's closed words as constants (targets, kinds, vias, legs,
+//! capabilities, sessions, variants), the observers, and the one-key rule every step and check
+//! obeys.
 //!
 //! The kinds themselves are declared once each, in one table per union: the check table in
 //! `check.rs` (each check's key, struct, members and observers) and the step table in
@@ -9,6 +11,74 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+/// The protected target `seven`: seven's own origin.
+pub const TARGET_SEVEN: &str = "seven";
+/// The protected target `vault`: vault.sliccy.ai.
+pub const TARGET_VAULT: &str = "vault";
+/// The protected target `vault-x`: a vault branch preview.
+pub const TARGET_VAULT_X: &str = "vault-x";
+/// The protected target `apex`: the bare sliccy.ai.
+pub const TARGET_APEX: &str = "apex";
+/// The protected target `own`: the client page's origin (`{client}`).
+pub const TARGET_OWN: &str = "own";
+/// Every protected target, the values a vector's `targets` and `skip.target` take.
+pub const PROTECTED_TARGETS: [&str; 5] = [
+    TARGET_SEVEN,
+    TARGET_VAULT,
+    TARGET_VAULT_X,
+    TARGET_APEX,
+    TARGET_OWN,
+];
+/// The unprotected origin a control runs on (`control.origin`).
+pub const ORDINARY: &str = "ordinary";
+/// The unprotected origin that is same-site with the target.
+pub const ORDINARY_SAME_SITE: &str = "ordinary-same-site";
+/// `kind: "cdp"`: a runnable vector.
+pub const KIND_CDP: &str = "cdp";
+/// `kind: "text"`: a row in words, reported `not-run`, never `pass`.
+pub const KIND_TEXT: &str = "text";
+/// `control.via: "guard"`: the control runs through the guard.
+pub const VIA_GUARD: &str = "guard";
+/// `control.via: "unguarded"`: the runner drives the control over its own CDP.
+pub const VIA_UNGUARDED: &str = "unguarded";
+/// `scope: "any"`: the vector is for every guard.
+pub const SCOPE_ANY: &str = "any";
+/// The control leg (a step's `on`).
+pub const CONTROL: &str = "control";
+/// The guarded leg (a step's `on`).
+pub const GUARDED: &str = "guarded";
+/// The capability `autoAttach`: `Target.setAutoAttach`, `children` steps and child sessions.
+pub const CAP_AUTO_ATTACH: &str = "autoAttach";
+/// The capability `browserSession`: calls on the browser session.
+pub const CAP_BROWSER_SESSION: &str = "browserSession";
+/// The capability `browserContexts`: `Target.createBrowserContext` and `disposeBrowserContext`.
+pub const CAP_BROWSER_CONTEXTS: &str = "browserContexts";
+/// `session: "page"`: the row's page (the default).
+pub const SESSION_PAGE: &str = "page";
+/// `session: "browser"`: the browser session.
+pub const SESSION_BROWSER: &str = "browser";
+/// `session: "page-or-browser"`: either (the driver uses the page session).
+pub const SESSION_PAGE_OR_BROWSER: &str = "page-or-browser";
+/// `session: "child"`: the current auto-attached target.
+pub const SESSION_CHILD: &str = "child";
+
+/// Every name top-level `targets` must hold: the protected targets, then the ordinary origins.
+pub const TARGET_NAMES: [&str; 7] = [
+    TARGET_SEVEN,
+    TARGET_VAULT,
+    TARGET_VAULT_X,
+    TARGET_APEX,
+    TARGET_OWN,
+    ORDINARY,
+    ORDINARY_SAME_SITE,
+];
+/// The detach variant `prompt` (0 ms).
+pub const VARIANT_PROMPT: &str = "prompt";
+/// The detach variant `lagging` (8000 ms).
+pub const VARIANT_LAGGING: &str = "lagging";
+/// Every capability, exactly the keys of top-level `capabilities`.
+pub const CAPABILITIES: [&str; 3] = [CAP_AUTO_ATTACH, CAP_BROWSER_SESSION, CAP_BROWSER_CONTEXTS];
 
 /// Who reads the data a check is judged on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

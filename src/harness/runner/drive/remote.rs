@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{now_ms, StandIn};
-use crate::guard::runner::record::LogEntry;
+use crate::harness::runner::record::LogEntry;
 
 /// The stand-in's log read over HTTP (`/log?n=<tag>`, whose `hits` are full log entries), for a
 /// stand-in this process did not start (`guard fixture` running elsewhere). Its marks are

@@ -44,7 +44,7 @@ use super::runner::expand::Origins;
 use super::runner::judge::CapabilitySet;
 use super::runner::record::LogEntry;
 use super::runner::summary::Status;
-use super::{Outcome, Vector, Vectors};
+use crate::vectors::{Outcome, Vector, Vectors};
 
 /// Debian's Chromium.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
@@ -121,7 +121,7 @@ pub fn origins_for(target: &str) -> Origins {
         ("apex", Some("http://sliccy.ai")),
         (
             "ordinary-same-site",
-            (target == crate::guard::TARGET_OWN).then_some("http://other.client.example"),
+            (target == crate::vectors::TARGET_OWN).then_some("http://other.client.example"),
         ),
     ];
     let mut origins = Origins::new();
@@ -435,7 +435,7 @@ fn run_options(options: &SelfTestOptions) -> RunOptions {
         parallel: options.parallel.max(1),
         ..RunOptions::default()
     };
-    for t in crate::guard::PROTECTED_TARGETS {
+    for t in crate::vectors::PROTECTED_TARGETS {
         run.target_origins.insert(t.to_string(), origins_for(t));
     }
     run
@@ -616,7 +616,7 @@ pub fn verdict(vector: &Vector, result: &RowResult) -> Verdict {
     }
     if why.is_empty() {
         let guarded = row.observations.get("guarded");
-        if let crate::guard::Expected::Checks(expected) = &vector.expected {
+        if let crate::vectors::Expected::Checks(expected) = &vector.expected {
             for (name, outcome) in expected.iter() {
                 let Outcome::Is(want) = outcome else {
                     continue;

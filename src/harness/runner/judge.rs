@@ -44,15 +44,14 @@ use super::expand::{chain_urls, origin_of, read_for, url_ref_urls, Leg, Origins,
 use super::predicate;
 use super::record::{LogEntry, Outcome as Recorded, Read, Record};
 use super::summary::{Observed, Row, Status};
-use crate::guard::{
+use crate::vectors::{
     BlockSpec, CallNames, Check, Expected, Observer, Outcome, Step, UrlRef, Vector,
     CAP_AUTO_ATTACH, CAP_BROWSER_CONTEXTS, CAP_BROWSER_SESSION, KIND_CDP, KIND_TEXT,
     SESSION_BROWSER, SESSION_CHILD, SESSION_PAGE, SESSION_PAGE_OR_BROWSER, TARGET_OWN, VIA_GUARD,
     VIA_UNGUARDED,
 };
 
-/// The skip reason of a row that needs an unguarded observer when none was supplied.
-pub const SKIP_OBSERVER: &str = "not-supported:unguarded-observer";
+pub use super::summary::SKIP_OBSERVER;
 /// The skip reason of a row with `observable.own: false` on `own` when own is a static server.
 pub const SKIP_NOT_OBSERVABLE: &str = "not-observable";
 
@@ -295,7 +294,7 @@ pub fn required_capabilities(vector: &Vector) -> Vec<String> {
 
 /// Whether a vector is for a guard of `scope` (`any`, or that scope).
 pub fn in_scope(vector: &Vector, scope: Option<&str>) -> bool {
-    vector.scope == crate::guard::SCOPE_ANY || Some(vector.scope.as_str()) == scope
+    vector.is_for(scope)
 }
 
 /// Decides, before anything runs, whether a row is not run or skipped: text rows are
@@ -1312,7 +1311,7 @@ impl<'a> Ctx<'a> {
     /// step kept when it runs on this leg (a nested step by its own `on`, inside a `children`
     /// step that runs).
     fn leg_steps(&self) -> Vec<(usize, &'a Step)> {
-        crate::guard::step::flatten(&self.vector.setup, &self.vector.trigger)
+        crate::vectors::flatten(&self.vector.setup, &self.vector.trigger)
             .into_iter()
             .filter(|f| f.legs.has(self.leg.as_str()))
             .map(|f| (f.index, f.step))
@@ -1324,7 +1323,7 @@ impl<'a> Ctx<'a> {
         self.leg_steps()
             .into_iter()
             .filter(|(_, s)| s.is_refusable())
-            .map(|(i, s)| crate::guard::refusal_name(s.name(), i))
+            .map(|(i, s)| crate::vectors::refusal_name(s.name(), i))
             .collect()
     }
 

@@ -430,11 +430,11 @@ impl Legs {
     pub fn within(outer: Legs, on: Option<&str>) -> Legs {
         match on {
             None => outer,
-            Some(super::CONTROL) => Legs {
+            Some(super::vocabulary::CONTROL) => Legs {
                 control: outer.control,
                 guarded: false,
             },
-            Some(super::GUARDED) => Legs {
+            Some(super::vocabulary::GUARDED) => Legs {
                 control: false,
                 guarded: outer.guarded,
             },
@@ -445,12 +445,12 @@ impl Legs {
         }
     }
 
-    /// Whether the step runs on `leg` ([`CONTROL`](super::CONTROL) or
-    /// [`GUARDED`](super::GUARDED)).
+    /// Whether the step runs on `leg` ([`CONTROL`](super::vocabulary::CONTROL) or
+    /// [`GUARDED`](super::vocabulary::GUARDED)).
     pub fn has(self, leg: &str) -> bool {
         match leg {
-            super::CONTROL => self.control,
-            super::GUARDED => self.guarded,
+            super::vocabulary::CONTROL => self.control,
+            super::vocabulary::GUARDED => self.guarded,
             _ => false,
         }
     }

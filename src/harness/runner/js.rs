@@ -43,7 +43,7 @@ pub const LOADING_ACTIONS: [&str; 3] = ["fetch", "xhr", "image"];
 /// it can stand alone as an init script or sit inside a block or an arrow function's body.
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// let src = js::beacon("http://log.test", "t1");
 /// assert!(src.contains("\"http://log.test\""));
 /// assert!(src.contains("sendBeacon"));
@@ -66,7 +66,7 @@ pub fn beacon(log: &str, tag: &str) -> String {
 /// (see the module docs) and evaluates to the marker, or `null` when the page has none.
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// assert!(js::probe("http://log.test", "t1").contains("data-canary"));
 /// ```
 pub fn probe(log: &str, tag: &str) -> String {
@@ -87,7 +87,7 @@ pub fn probe(log: &str, tag: &str) -> String {
 /// Whether `expression` is a [`probe`] (its beacon carries `&probe=1&canary=`).
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// assert!(js::is_probe(&js::probe("http://log.test", "t1")));
 /// assert!(!js::is_probe("document.title"));
 /// ```
@@ -99,7 +99,7 @@ pub fn is_probe(expression: &str) -> bool {
 /// `<log>/live?tag=<tag>&step=pre&to=<percent-encoded to>`.
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// assert_eq!(
 ///     js::pre_url("http://log.test", "t1", "http://a.test/doc?n=x"),
 ///     "http://log.test/live?tag=t1&step=pre&to=http%3A%2F%2Fa.test%2Fdoc%3Fn%3Dx"
@@ -124,7 +124,7 @@ pub fn pre_url(log: &str, tag: &str, to: &str) -> String {
 /// `userGesture: true`).
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// let src = js::page_action("replace", "http://a.test/x", "http://log.test", "t1").unwrap();
 /// assert!(src.contains("location.replace(to)"));
 /// assert!(src.contains("step=pre"));
@@ -180,7 +180,7 @@ pub fn framed_url(from: &str, url: &str) -> String {
 /// (`include`), for `xhr` it sets `withCredentials`. `None` for another action.
 ///
 /// ```
-/// use slicc_browsers::guard::runner::js;
+/// use slicc_browsers::harness::runner::js;
 /// let src = js::load("fetch", "http://a.test/data?n=1", false, Some("include")).unwrap();
 /// assert!(src.contains("credentials: \"include\""));
 /// assert!(js::load("image", "http://a.test/img", false, None).unwrap().contains("naturalWidth"));

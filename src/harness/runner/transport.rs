@@ -1,7 +1,7 @@
 //! What the runner drives: a CDP transport (the guard, or an unguarded observer).
 //!
 //! The trait is I/O-free so that the judge and the driver can be tested on fakes; the real
-//! WebSocket client is [`crate::guard::cdp::CdpClient`] (not on `wasm32-wasip1`).
+//! WebSocket client is [`crate::harness::cdp::CdpClient`] (not on `wasm32-wasip1`).
 
 use std::time::Duration;
 

@@ -26,6 +26,7 @@ mod observe;
 mod pump;
 mod remote;
 mod rows;
+mod state;
 mod util;
 
 use std::sync::Arc;
@@ -40,7 +41,6 @@ pub use rows::{
     cookie_for, count_rows, names_read, new_tag, plants_canary, run, uses_default_context,
     variant_delay, Clients, Guard, LegRequest, RowResult, RunOptions,
 };
-pub use util::{decode_component, ids_between, is_beacon, split_url};
 
 /// How long a page navigation, a page's load or a tab's first load may take.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(10);

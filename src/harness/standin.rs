@@ -32,7 +32,7 @@ pub const PLANT_FAILED_TITLE_PREFIX: &str = "plant failed";
 /// The name of the canary cookie `/plant?n=<n>` sets when no `name` is given: `canary-<n>`.
 ///
 /// ```
-/// use slicc_browsers::guard::standin::canary_cookie;
+/// use slicc_browsers::harness::standin::canary_cookie;
 /// assert_eq!(canary_cookie("abc123"), "canary-abc123");
 /// ```
 pub fn canary_cookie(n: &str) -> String {
