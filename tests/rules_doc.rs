@@ -1,7 +1,8 @@
 //! Every rule id the crate cites (`§x.y`, `V<n>`, `S<n>`) in `src/`, `docs/` and
 //! `corpus/README.md` has an anchor in `docs/rules.md`, the page the package ships.
 //!
-//! Files under `src/guard/`, `src/validate/guard/` and `docs/guard-vectors.md` cite the
+//! Files under `src/guard/`, `src/vectors/`, `src/harness/`, `src/validate/guard/` and
+//! `docs/guard-vectors.md` cite the
 //! guard-vector format (anchors `g…`); every other file cites the discovery rules (anchors
 //! `d…`). `RFC nnnn §x` is an RFC's own section and is not checked.
 
@@ -27,6 +28,8 @@ fn anchors(rules: &str) -> BTreeSet<String> {
 /// Whether `path` (relative, `/`-separated) cites the guard-vector format's sections.
 fn cites_guard_format(path: &str) -> bool {
     path.starts_with("src/guard/")
+        || path.starts_with("src/vectors/")
+        || path.starts_with("src/harness/")
         || path.starts_with("src/validate/guard/")
         || path == "docs/guard-vectors.md"
 }
