@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::runner::Transport;
+use slicc_browsers::harness::runner::Transport;
 
 use super::app::encode;
 use super::{sleep, Attack, Ctx, Res, Stop, VAULT};
@@ -1181,7 +1181,7 @@ fn unknown_session(ctx: &Ctx) -> Res {
         Some("0123456789ABCDEF0123456789ABCDEF"),
         Duration::from_secs(3),
     ) {
-        Err(slicc_browsers::guard::runner::CallError::Timeout) => {
+        Err(slicc_browsers::harness::runner::CallError::Timeout) => {
             Ok("no answer within 3 s: the client waits forever".into())
         }
         other => Err(Stop::Failed(format!("answered: {other:?}"))),
@@ -1220,9 +1220,9 @@ fn page_websocket(ctx: &Ctx) -> Res {
     let tab = ctx.user_open(&ctx.vault("/app"))?;
     let base = ctx.leg.client_http();
     let ws = format!("{}/devtools/page/{tab}", base.replace("http://", "ws://"));
-    let page = slicc_browsers::guard::cdp::CdpClient::connect(
+    let page = slicc_browsers::harness::cdp::CdpClient::connect(
         &ws,
-        slicc_browsers::guard::cdp::CdpOptions::new().call_timeout(Duration::from_secs(5)),
+        slicc_browsers::harness::cdp::CdpOptions::new().call_timeout(Duration::from_secs(5)),
     )
     .map_err(|e| Stop::Failed(format!("{ws}: {e}")))?;
     let _ = page.send(
@@ -1976,7 +1976,7 @@ fn sw_push(ctx: &Ctx) -> Res {
         .ok_or_else(|| Stop::Failed("no push reached the vault's worker".into()))
 }
 
-fn e_info(events: &[slicc_browsers::guard::runner::Event]) -> String {
+fn e_info(events: &[slicc_browsers::harness::runner::Event]) -> String {
     events
         .iter()
         .filter(|e| e.method.starts_with("Target."))

@@ -20,10 +20,10 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::guard::runner::{CallError, Event, Transport};
-use slicc_browsers::guard::selftest::Chromium;
+use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::harness::runner::{CallError, Event, Transport};
+use slicc_browsers::harness::selftest::Chromium;
 
 use app::App;
 
