@@ -16,6 +16,7 @@
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
 //! | `/secret.js` | a script holding the secret in a closure (no global) |
 //! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
+//! | `/shared.js` | a shared worker (`?shared=1` on the app page starts it) |
 //! | `/page?t=<tag>[&frame=<url>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below |
 //! | `/hop?to=<url>[&ms=<n>]` | a 302 to `to`, after `n` ms |
 //! | `/popup?t=<tag>` | the app page, whose `openBlank()` opens an `about:blank` popup titled with the secret |
@@ -319,6 +320,7 @@ fn app_page(tag: &str, secret: &str, extra_head: &str) -> String {
 <div id="drop" style="position:absolute;left:0;top:130px;width:200px;height:60px;background:#ddd">drop</div>
 <div id="drag" draggable="true" style="position:absolute;left:220px;top:130px;width:60px;height:60px;background:#c33">{secret}</div>
 <a id="link" href="/linked?t={tag}" style="position:absolute;left:0;top:200px">link</a>
+<input id="file" type="file" style="position:absolute;left:0;top:230px">
 </body></html>"#
     )
 }
@@ -341,6 +343,12 @@ fn app_js(secret: &str) -> String {
     document.getElementById("btn").addEventListener("click", () => ev("clicked", "btn"));
     document.addEventListener("touchstart", () => ev("touched", "touch"));
     document.addEventListener("copy", () => ev("copied", String(document.getSelection())));
+    const file = document.getElementById("file");
+    file.addEventListener("change", () => ev("file", Array.from(file.files).map((f) => f.name).join(",")));
+    if (location.search.includes("shared=1")) {{
+      try {{ window.__shared = new SharedWorker("/shared.js?k=" + secret); window.__shared.port.start(); }} catch (e) {{ ev("shared", "failed " + e); }}
+    }}
+    ev("tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     const drop = document.getElementById("drop");
     drop.addEventListener("dragover", (e) => e.preventDefault());
     drop.addEventListener("drop", (e) => {{ e.preventDefault(); ev("dropped", e.dataTransfer.getData("text/plain")); }});
@@ -434,6 +442,11 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             vec![("Content-Type", "text/javascript".into())],
             format!("(function () {{ const k = \"{secret}\"; return k.length; }})();\n")
                 .into_bytes(),
+        ),
+        "/shared.js" => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            b"self.onconnect = (e) => { e.ports[0].start(); };\n".to_vec(),
         ),
         "/sw.js" => (
             "200 OK",

@@ -18,9 +18,9 @@ pub fn all() -> Vec<Attack> {
         A::new("c1.oopif-js-url", "the client's page points its cross-site iframe at the vault, then Page.navigate javascript: by frameId", oopif_js_url),
         A::new("c1.created-frame-js-url", "the client creates a target that frames the vault, then Page.navigate javascript: by frameId", created_frame_js_url).tries(3),
         A::new("c1.oopif-capture-snapshot", "Page.captureSnapshot of the client's page holding a vault frame", oopif_capture_snapshot),
-        A::new("c1.oopif-screenshot", "Page.captureScreenshot of the client's page holding a vault frame", oopif_screenshot),
-        A::new("c1.oopif-screencast", "Page.startScreencast of the client's page holding a vault frame", oopif_screencast),
-        A::new("c1.oopif-print-pdf", "Page.printToPDF of the client's page holding a vault frame", oopif_print_pdf),
+        A::new("c1.oopif-screenshot", "Page.captureScreenshot of the client's page holding a vault frame", oopif_screenshot).tries(3),
+        A::new("c1.oopif-screencast", "Page.startScreencast of the client's page holding a vault frame", oopif_screencast).tries(3),
+        A::new("c1.oopif-print-pdf", "Page.printToPDF of the client's page holding a vault frame", oopif_print_pdf).tries(3),
         A::new("c1.oopif-insert-text", "a click into the vault frame's input, then Input.insertText", oopif_insert_text),
         A::new("c1.oopif-key-events", "a click into the vault frame's input, then Input.dispatchKeyEvent", oopif_key_events),
         A::new("c1.oopif-mouse-click", "Input.dispatchMouseEvent on the vault frame's button", oopif_mouse_click),
@@ -35,6 +35,8 @@ pub fn all() -> Vec<Attack> {
         // Class 2: documents committing without the document interception.
         A::new("c2.inflight-redirect", "a slow ordinary redirect to the vault, attached during the hop, with an init script", inflight_redirect).tries(3),
         A::new("c2.inflight-binding", "a slow ordinary redirect to the vault, attached during the hop: Runtime.addBinding called with the secret", inflight_binding).tries(3),
+        A::new("c2.inflight-set-document-content", "a slow ordinary redirect to the vault, attached during the hop: Page.setDocumentContent once it commits", inflight_set_document_content).tries(2),
+        A::new("c2.inflight-file-input", "a slow ordinary redirect to the vault, attached during the hop: DOM.setFileInputFiles on its file input", inflight_file_input).tries(2),
         A::new("c2.own-page-slow-redirect", "the client's own attached page follows a slow redirect to the vault", own_page_slow_redirect).tries(3),
         A::new("c2.sw-navigation", "the client's page navigates to a page the vault's service worker answers, with an init script", sw_navigation).tries(3),
         A::new("c2.sw-page-navigate", "Page.navigate to a page the vault's service worker answers", sw_page_navigate),
@@ -55,6 +57,8 @@ pub fn all() -> Vec<Attack> {
         A::new("c4.cpu-profile-same-site", "Profiler on a page sharing its renderer with the extra origin's page", cpu_profile_same_site),
         // Class 5: the proxy's own surfaces.
         A::new("c5.json-list-popup", "/json/list lists an about:blank popup a vault page opened and titled", json_list_popup),
+        A::new("c5.json-alias-popup", "/json (the list's alias) lists an about:blank popup a vault page opened and titled", json_alias_popup),
+        A::new("c5.get-targets-popup", "Target.getTargets lists an about:blank popup a vault page opened and titled", get_targets_popup),
         A::baseline("c5.unknown-session", "a command on a session id nobody has gets no answer", unknown_session),
         A::new("c5.json-list-vault", "/json/list lists the vault tab", json_list_vault),
         A::new("c5.json-new-vault", "/json/new opens the vault", json_new_vault),
@@ -94,6 +98,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.browser-target-session", "Target.attachToBrowserTarget, then attach to the vault there", browser_target_session),
         A::new("c7.browser-context-vault", "Target.createBrowserContext, then the vault in it", browser_context_vault),
         A::new("c7.sw-attach", "Target.attachToTarget on the vault's service worker", sw_attach),
+        A::new("c7.shared-worker-attach", "Target.attachToTarget on the vault's shared worker", shared_worker_attach),
         A::new("c7.sw-registrations", "ServiceWorker.enable reports the vault's worker script URL", sw_registrations),
         A::new("c7.sw-push", "ServiceWorker.deliverPushMessage to the vault's worker", sw_push),
     ]
@@ -549,6 +554,8 @@ fn visual_proof(ctx: &Ctx, f: &Framed, method: &str, params: Value, got: &str) -
 
 fn oopif_screenshot(ctx: &Ctx) -> Res {
     let f = oopif(ctx)?;
+    // Let the out-of-process frame paint.
+    sleep(500);
     let params = json!({"format": "png"});
     let r = ctx.send("Page.captureScreenshot", params.clone(), Some(&f.session))?;
     visual_proof(
@@ -562,6 +569,7 @@ fn oopif_screenshot(ctx: &Ctx) -> Res {
 
 fn oopif_print_pdf(ctx: &Ctx) -> Res {
     let f = oopif(ctx)?;
+    sleep(500);
     let params = json!({"printBackground": true});
     let r = ctx.send("Page.printToPDF", params.clone(), Some(&f.session))?;
     visual_proof(
@@ -1983,4 +1991,98 @@ fn e_info(events: &[slicc_browsers::harness::runner::Event]) -> String {
         .map(|e| format!("{} {}", e.method, e.params["targetInfo"]["url"]))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+// ---- batch 3 ----
+
+/// Waits (at most `ms`) until the client's `session` shows a main frame on the vault: its id.
+fn wait_vault_frame(ctx: &Ctx, s: &str, ms: u64) -> Option<String> {
+    let deadline = std::time::Instant::now() + Duration::from_millis(ms);
+    while std::time::Instant::now() < deadline {
+        if let Ok(t) = ctx.c.send_timeout(
+            "Page.getFrameTree",
+            json!({}),
+            Some(s),
+            Duration::from_millis(500),
+        ) {
+            let frame = &t["frameTree"]["frame"];
+            if frame["url"].as_str().is_some_and(|u| u.starts_with(VAULT)) {
+                return frame["id"].as_str().map(String::from);
+            }
+        }
+        sleep(20);
+    }
+    None
+}
+
+fn inflight_set_document_content(ctx: &Ctx) -> Res {
+    let s = attach_during_hop(ctx)?;
+    let frame = wait_vault_frame(ctx, &s, 5000)
+        .ok_or_else(|| Stop::Failed("the client never saw the vault commit".into()))?;
+    let html = format!("<p>replaced</p><script>{}</script>", ctx.exfil_js());
+    let _ = ctx.send(
+        "Page.setDocumentContent",
+        json!({"frameId": frame, "html": html}),
+        Some(&s),
+    );
+    ctx.exfiltrated(3000)
+}
+
+fn inflight_file_input(ctx: &Ctx) -> Res {
+    let s = attach_during_hop(ctx)?;
+    wait_vault_frame(ctx, &s, 5000)
+        .ok_or_else(|| Stop::Failed("the client never saw the vault commit".into()))?;
+    let file = std::env::temp_dir().join(format!("attack-{}.txt", ctx.tag));
+    let _ = std::fs::write(&file, "the client's file");
+    let result = (|| {
+        ctx.wait_true(&s, "document.readyState === 'complete'", 3000)?;
+        let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
+        let node = ctx.send(
+            "DOM.querySelector",
+            json!({"nodeId": doc["root"]["nodeId"], "selector": "#file"}),
+            Some(&s),
+        )?;
+        ctx.send(
+            "DOM.setFileInputFiles",
+            json!({"nodeId": node["nodeId"], "files": [file.display().to_string()]}),
+            Some(&s),
+        )?;
+        app_saw(ctx, "file", &format!("attack-{}", ctx.tag))
+    })();
+    let _ = std::fs::remove_file(&file);
+    result
+}
+
+/// The user opens the popup page and opens its titled about:blank popup.
+fn vault_popup_opened(ctx: &Ctx) -> Result<String, Stop> {
+    let tab = ctx.user_open(&ctx.vault("/popup"))?;
+    ctx.user_eval(&tab, "openBlank()")?;
+    sleep(300);
+    Ok(tab)
+}
+
+fn json_alias_popup(ctx: &Ctx) -> Res {
+    vault_popup_opened(ctx)?;
+    let (status, body) = ctx.client_get("/json");
+    if status != 200 {
+        return Err(Stop::Failed(format!("/json answered {status}")));
+    }
+    ctx.holds_secret("/json", &body)
+}
+
+fn get_targets_popup(ctx: &Ctx) -> Res {
+    vault_popup_opened(ctx)?;
+    let r = ctx.send("Target.getTargets", json!({}), None)?;
+    ctx.holds_secret("Target.getTargets", &r.to_string())
+}
+
+fn shared_worker_attach(ctx: &Ctx) -> Res {
+    ctx.user_open(&ctx.vault("/app?shared=1"))?;
+    sleep(300);
+    let worker = ctx
+        .user_target("shared_worker", "shared.js")
+        .ok_or_else(|| Stop::Setup("no shared worker target".into()))?;
+    let s = ctx.attach(&worker)?;
+    let _ = ctx.eval(&s, &ctx.exfil_js());
+    ctx.exfiltrated(2000)
 }
