@@ -2,8 +2,8 @@
 //! `wasm32-wasip1`).
 //!
 //! [`Proxy::start`] listens on a loopback port and serves what a CDP client looks for:
-//! `/json/version` (the browser's, with the proxy's `webSocketDebuggerUrl`), a filtered
-//! `/json/list` (protected targets left out, every URL pointing at the proxy, no DevTools front
+//! `/json/version` (the browser's, with the proxy's `webSocketDebuggerUrl`), `/json/protocol`
+//! (the browser's schema), a filtered `/json/list` (protected targets left out, every URL pointing at the proxy, no DevTools front
 //! end links) and a WebSocket at `/devtools/browser/<id>`. Each client connection gets one
 //! upstream connection to the browser and one [`Policy`]; every frame either way goes through
 //! the policy, and only what it returns is sent on, in order. Bad client input gets a protocol
@@ -332,10 +332,17 @@ fn serve(mut stream: TcpStream, context: &Context) {
     let answer = match path.trim_end_matches('/') {
         "/json/version" => json_version(context),
         "/json" | "/json/list" => json_list(context),
+        // The protocol's schema (chrome-remote-interface reads it): no target, no origin.
+        "/json/protocol" => get_json(
+            &context.upstream_host,
+            context.upstream_port,
+            "/json/protocol",
+        )
+        .map_err(|e| (502, e)),
         _ => Err((
             404,
             format!(
-                "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list and the browser WebSocket)"
+                "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list, /json/protocol and the browser WebSocket)"
             ),
         )),
     };

@@ -167,8 +167,12 @@ impl Policy {
         let kind = self.session(key).map(|s| s.kind);
 
         let step = match method {
+            // A context's wipe: the policy clears its ordinary cookies itself (compat.rs).
+            "Storage.clearCookies" => {
+                self.clear_cookies(key, id, params, out);
+                Step::Done
+            }
             "Network.clearBrowserCookies"
-            | "Storage.clearCookies"
             | "Network.deleteCookies"
             | "Browser.setPermission"
             | "Browser.grantPermissions" => self.cookie_command(key, id, method, params, out),

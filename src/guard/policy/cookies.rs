@@ -198,7 +198,8 @@ impl Policy {
     ) -> Step {
         let refusal = self.m.refusal().to_string();
         match method {
-            // Browser-wide wipes reach seven's cookies whatever the origin.
+            // Browser-wide wipes reach seven's cookies whatever the origin (a context's
+            // `Storage.clearCookies` is done by the policy: compat.rs).
             "Network.clearBrowserCookies" | "Storage.clearCookies" => {
                 self.refuse(key, id, &refusal, "browser-wide cookie wipe", out);
                 Step::Done

@@ -15,7 +15,7 @@ impl Policy {
         checks: Vec<(&str, Value, Check)>,
         then: Vec<Then>,
         out: &mut Output,
-    ) {
+    ) -> u64 {
         let hid = self.next_hold;
         self.next_hold += 1;
         let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
@@ -33,6 +33,7 @@ impl Policy {
                 then,
             },
         );
+        hid
     }
 
     /// Fails closed every hold whose checks are late.
@@ -97,8 +98,9 @@ impl Policy {
         }
     }
 
-    /// Ends a hold: releases what it kept, or fails it closed.
-    pub(super) fn settle_hold(&mut self, hid: u64, out: &mut Output) {
+    /// Ends a hold: releases what it kept, or fails it closed (through
+    /// [`Policy::settle_hold`], which keeps the client's order).
+    pub(super) fn release_hold(&mut self, hid: u64, out: &mut Output) {
         let Some(h) = self.holds.remove(&hid) else {
             return;
         };
@@ -145,6 +147,7 @@ impl Policy {
         };
         match why {
             Own::Ignore => {}
+            Own::Clear(clearing) => self.clear_step(clearing, v, out),
             Own::Discover => {
                 self.ready = true;
                 self.rejudge(out);
@@ -230,7 +233,7 @@ impl Policy {
             json!({}),
             Check::History { entry },
         )];
-        self.hold(key, checks, then, out);
+        let _ = self.hold(key, checks, then, out);
         out.set(Verdict::Hold, "history entry checked first");
     }
 }

@@ -66,7 +66,8 @@
 //!   domain are refused (`Network.getCookies`, `setCookie(s)`, `deleteCookies`,
 //!   `Storage.*`, `DOMStorage.*`, `IndexedDB.*`, `CacheStorage.*`, `clearDataFor*`,
 //!   `getUsageAndQuota`, `Browser.setPermission`, ...); browser-wide wipes
-//!   (`Network.clearBrowserCookies`, `Storage.clearCookies`) are refused outright; protected
+//!   (`Network.clearBrowserCookies`) are refused outright (`Storage.clearCookies` is done by
+//!   the policy without the protected cookies); protected
 //!   cookies and storage are filtered out of every result.
 //!
 //! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`].
@@ -89,9 +90,11 @@
 
 mod browser;
 mod client;
+mod compat;
 mod cookies;
 mod fetch;
 mod holds;
+mod order;
 mod pattern;
 mod scrub;
 mod sessions;
@@ -212,6 +215,7 @@ pub struct Policy {
     holds: HashMap<u64, Hold>,
     next_hold: u64,
     now: u64,
+    order: order::Order,
 }
 
 impl Policy {
@@ -241,6 +245,7 @@ impl Policy {
             holds: HashMap::new(),
             next_hold: 0,
             now: 0,
+            order: order::Order::default(),
         }
     }
 
@@ -284,9 +289,11 @@ impl Policy {
                 self.queue.push_back(frame.to_string());
                 out.set(Verdict::Hold, "starting");
             }
+            self.keep_order(&mut out);
             return out;
         }
         self.client_frame(frame, &mut out);
+        self.keep_order(&mut out);
         out
     }
 
@@ -298,6 +305,7 @@ impl Policy {
         self.ensure_started(&mut out);
         self.expire(&mut out);
         self.browser_frame(frame, &mut out);
+        self.keep_order(&mut out);
         out
     }
 
@@ -307,6 +315,7 @@ impl Policy {
         let mut out = Output::new();
         out.set(Verdict::Own, "tick");
         self.expire(&mut out);
+        self.keep_order(&mut out);
         out
     }
 

@@ -141,15 +141,32 @@ impl Policy {
             }
             return;
         }
-        let checks = vec![
-            (
-                "Fetch.enable",
-                json!({"patterns": [guard_pattern()]}),
-                Check::Fetch,
-            ),
-            ("Page.getFrameTree", json!({}), Check::FrameTree),
-        ];
-        self.hold(sid, checks, then, out);
+        // A target waiting for the debugger has no document yet, and Chromium answers
+        // `Page.getFrameTree` there only once it runs: its release waits for the interception
+        // alone, and the frame tree is checked as it starts (a protected one is detached).
+        let waiting = then.iter().any(|t| {
+            matches!(t, Then::AutoAttached { event, resume }
+                if *resume || event["params"]["waitingForDebugger"].as_bool() == Some(true))
+        });
+        let mut checks = vec![(
+            "Fetch.enable",
+            json!({"patterns": [guard_pattern()]}),
+            Check::Fetch,
+        )];
+        if !waiting {
+            checks.push(("Page.getFrameTree", json!({}), Check::FrameTree));
+        }
+        let hid = self.hold(sid, checks, then, out);
+        self.keep_place(hid, out);
+        if waiting {
+            // No hold counts this check (u64::MAX is never a hold's id).
+            let what = Own::Check {
+                hold: u64::MAX,
+                what: Check::FrameTree,
+            };
+            let msg = self.own_command(sid, "Page.getFrameTree", json!({}), what);
+            out.to_browser.push(msg);
+        }
         out.set(Verdict::Hold, "session checked first");
     }
 

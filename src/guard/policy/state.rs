@@ -165,6 +165,8 @@ pub(crate) enum Own {
     Ignore,
     /// Part of a hold's checks.
     Check { hold: u64, what: Check },
+    /// A step of a `Storage.clearCookies` the policy does itself (see `compat`).
+    Clear(Clearing),
 }
 
 /// A check a hold waits for.
@@ -209,4 +211,24 @@ pub(crate) enum Then {
         id: i64,
         method: String,
     },
+}
+
+/// Where a `Storage.clearCookies` the policy does itself (compat.rs) is.
+#[derive(Debug)]
+pub(crate) enum Clear {
+    /// The policy's `Storage.getCookies` is out.
+    Listed,
+    /// The policy's `Storage.setCookies` (the expiring cookies) is out.
+    Expired,
+}
+
+/// The client command the policy answers when its clear is done.
+#[derive(Debug)]
+pub(crate) struct Clearing {
+    pub(crate) step: Clear,
+    /// The client's session and command id.
+    pub(crate) session: String,
+    pub(crate) id: i64,
+    /// The browser context named, if any.
+    pub(crate) context: Option<Value>,
 }

@@ -1,0 +1,221 @@
+//! Chromium's order kept for the client: frames that follow a held one wait behind it.
+//!
+//! A new session is shown to the client only after the policy's checks on it (see
+//! [`Policy::check_session`](super::Policy)), so its `Target.attachedToTarget` is held for a
+//! round trip. Clients rely on Chromium's order around that event: Playwright's
+//! `context.newPage()` reads the page its auto-attach made when the `Target.createTarget`
+//! response arrives, and the response comes after the event in Chromium's order. So every
+//! client-bound frame produced after a held session event waits in an outbox behind it, and
+//! leaves when the hold settles (released, or failed closed: then nothing takes its place).
+//! The outbox is bounded: past [`Config::max_pending`](super::Config) frames the oldest hold
+//! fails closed.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::{session_of, Output, Policy};
+
+/// One place in the outbox.
+#[derive(Debug)]
+pub(super) enum Slot {
+    /// Frames ready for the client.
+    Ready(String),
+    /// Where a held session's frames go when its hold settles.
+    Held(u64),
+}
+
+/// The ordering state: the outbox, the holds placed in this call and the settled holds'
+/// frames not yet put in their place.
+#[derive(Debug, Default)]
+pub(super) struct Order {
+    outbox: VecDeque<Slot>,
+    /// `(index in this call's to_client, hold)`: where a hold's place was taken.
+    marks: Vec<(usize, u64)>,
+    /// Holds that have a place in the outbox (or are marked in this call).
+    placed: std::collections::HashSet<u64>,
+    /// Settled holds' frames, by hold.
+    filled: std::collections::HashMap<u64, Vec<String>>,
+}
+
+impl Policy {
+    /// Takes a place in the client's order for the frames hold `hid` will release.
+    pub(super) fn keep_place(&mut self, hid: u64, out: &Output) {
+        self.order.marks.push((out.to_client.len(), hid));
+        self.order.placed.insert(hid);
+    }
+
+    /// Settles hold `hid` ([`Policy::release_hold`]); what it released for the client goes to
+    /// its place in the order.
+    pub(super) fn settle_hold(&mut self, hid: u64, out: &mut Output) {
+        let start = out.to_client.len();
+        self.release_hold(hid, out);
+        if self.order.placed.remove(&hid) {
+            let frames = out.to_client.split_off(start.min(out.to_client.len()));
+            self.order.filled.insert(hid, frames);
+        }
+    }
+
+    /// Puts this call's client frames in order: behind every hold still waiting, in the order
+    /// they were produced; sends on what is no longer behind one.
+    pub(super) fn keep_order(&mut self, out: &mut Output) {
+        if self.order.outbox.is_empty() && self.order.marks.is_empty() {
+            return;
+        }
+        let fresh = std::mem::take(&mut out.to_client);
+        let marks = std::mem::take(&mut self.order.marks);
+        let mut fresh = fresh.into_iter();
+        let mut at = 0;
+        let mut passing = Vec::new();
+        for (index, hid) in marks {
+            while at < index {
+                match fresh.next() {
+                    Some(f) => self.queue_or_pass(f, &mut passing),
+                    None => break,
+                }
+                at += 1;
+            }
+            self.order.outbox.push_back(Slot::Held(hid));
+        }
+        for f in fresh {
+            self.queue_or_pass(f, &mut passing);
+        }
+        // Bounded: the oldest hold fails closed when too much waits behind it.
+        while self.order.outbox.len() > self.cfg.max_pending {
+            let Some(hid) = self.order.outbox.iter().find_map(|s| match s {
+                Slot::Held(h) if !self.order.filled.contains_key(h) => Some(*h),
+                _ => None,
+            }) else {
+                break;
+            };
+            if let Some(h) = self.holds.get_mut(&hid) {
+                h.blocked = true;
+                h.waiting = 0;
+            }
+            let mut side = Output::new();
+            self.settle_hold(hid, &mut side);
+            out.to_browser.append(&mut side.to_browser);
+            out.detached.append(&mut side.detached);
+            // A hold gone without settling (forgotten) leaves nothing.
+            self.order.filled.entry(hid).or_default();
+            self.order.placed.remove(&hid);
+        }
+        out.to_client.append(&mut passing);
+        while let Some(slot) = self.order.outbox.pop_front() {
+            match slot {
+                Slot::Ready(f) => {
+                    if let Some(f) = self.event_again(f) {
+                        out.to_client.push(f);
+                    }
+                }
+                Slot::Held(hid) => match self.order.filled.remove(&hid) {
+                    Some(frames) => {
+                        for f in frames {
+                            if let Some(f) = self.event_again(f) {
+                                out.to_client.push(f);
+                            }
+                        }
+                    }
+                    None if self.holds.contains_key(&hid) => {
+                        self.order.outbox.push_front(Slot::Held(hid));
+                        break;
+                    }
+                    // Gone without settling: nothing takes its place.
+                    None => {
+                        self.order.placed.remove(&hid);
+                    }
+                },
+            }
+        }
+    }
+
+    /// A frame waits in the outbox while a held session's place is still in it; else it
+    /// passes now.
+    fn queue_or_pass(&mut self, frame: String, passing: &mut Vec<String>) {
+        let waiting = self.order.outbox.iter().any(|s| matches!(s, Slot::Held(_)));
+        if waiting {
+            self.order.outbox.push_back(Slot::Ready(frame));
+        } else {
+            passing.push(frame);
+        }
+    }
+
+    /// A response that waited is judged again as it leaves: its session may have been
+    /// detached, or what it names may have turned protected, while it waited.
+    fn judged_again(&self, frame: String) -> String {
+        let Ok(mut v) = serde_json::from_str::<Value>(&frame) else {
+            return frame;
+        };
+        let key = session_of(&v);
+        let id = v.get("id").cloned().unwrap_or(Value::Null);
+        let gone = !key.is_empty()
+            && self
+                .sessions
+                .get(&key)
+                .is_none_or(|s| s.closed || self.hidden(&s.target, false));
+        if gone {
+            return self.refusal_frame(&key, &id, self.m.refusal());
+        }
+        if let Some(items) = v
+            .pointer_mut("/result/targetInfos")
+            .and_then(Value::as_array_mut)
+        {
+            items.retain(|i| {
+                i["targetId"]
+                    .as_str()
+                    .is_some_and(|t| !self.hidden(t, true))
+            });
+        }
+        match self.scrub_member(&mut v, "result") {
+            Err(()) => self.refusal_frame(&key, &id, self.m.refusal()),
+            Ok(_) => v.to_string(),
+        }
+    }
+}
+
+impl Policy {
+    /// A frame that waited behind a hold is judged again as it leaves: an event of a session,
+    /// about a target, or an attach of a session that was detached or turned protected
+    /// meanwhile does not leave (an attach's session then counts as never shown); a response
+    /// goes through [`Policy::judged_again`].
+    fn event_again(&mut self, frame: String) -> Option<String> {
+        let Ok(v) = serde_json::from_str::<Value>(&frame) else {
+            return Some(frame);
+        };
+        if v.get("method").is_none() {
+            return Some(self.judged_again(frame));
+        }
+        let shut = |p: &Policy, key: &str| {
+            !key.is_empty()
+                && p.sessions
+                    .get(key)
+                    .is_none_or(|s| s.closed || p.hidden(&s.target, false))
+        };
+        if shut(self, &session_of(&v)) {
+            return None;
+        }
+        let named = v["params"]["targetInfo"]["targetId"]
+            .as_str()
+            .or_else(|| v["params"]["targetId"].as_str());
+        if v["method"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Target."))
+            && named.is_some_and(|t| self.hidden(t, false))
+        {
+            return None;
+        }
+        if v["method"] == "Target.attachedToTarget" {
+            let sid = v["params"]["sessionId"].as_str().unwrap_or_default();
+            let target = v["params"]["targetInfo"]["targetId"]
+                .as_str()
+                .unwrap_or_default();
+            if sid.is_empty() || shut(self, sid) || self.hidden(target, true) {
+                if let Some(s) = self.sessions.get_mut(sid) {
+                    s.visible = false;
+                }
+                return None;
+            }
+        }
+        Some(frame)
+    }
+}

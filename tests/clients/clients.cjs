@@ -1,0 +1,385 @@
+// The same steps of three real CDP clients (playwright-core, puppeteer-core,
+// chrome-remote-interface) against one DevTools endpoint, run by tests/guard_clients.rs once
+// straight against Chromium and once through `guard proxy`; the test compares the two runs.
+//
+//   node clients.cjs <node_modules dir> <endpoint http://host:port> <protected URL> <client>
+//
+// <client> is playwright, puppeteer or cri. Prints one JSON line per step:
+// {"client", "step", "ok": true, "value"} or {"client", "step", "ok": false, "error"}.
+// Values hold no ports, ids or times, so that the two runs can be compared as they are.
+// Ordinary pages come from a small HTTP server of this script on 127.0.0.1 (an ordinary
+// origin); <protected URL> is a page on a protected origin (the test's stand-in).
+'use strict';
+const http = require('http');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const [modules, endpoint, protectedUrl, which] = process.argv.slice(2);
+const load = (name) => require(path.join(modules, name));
+
+const PAGE = `<!doctype html><title>Ordinary</title><h1>hello</h1>
+<input id="i"><button id="b" onclick="document.getElementById('out').textContent = document.getElementById('i').value">go</button>
+<div id="out"></div>
+<a id="pop" target="_blank" href="/popup">pop</a>
+<a id="dl" href="/file.txt" download="file.txt">dl</a>`;
+
+function serve() {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const send = (type, body, extra = {}) => {
+      res.writeHead(200, { 'content-type': type, ...extra });
+      res.end(body);
+    };
+    switch (url.pathname) {
+      case '/page': return send('text/html', PAGE);
+      case '/popup': return send('text/html', '<!doctype html><title>Popup</title><p>popup</p>');
+      case '/file.txt': return send('application/octet-stream', 'file body\n',
+        { 'content-disposition': 'attachment; filename="file.txt"' });
+      case '/worker-page': return send('text/html',
+        '<!doctype html><title>Worker</title><script>window.w = new Worker("/worker.js")</script>');
+      case '/worker.js': return send('text/javascript', 'self.answer = 6 * 7;');
+      case '/cookie': return send('text/html', '<title>Cookie</title>',
+        { 'set-cookie': 'served=yes; Path=/' });
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('not here');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function main() {
+  const server = await serve();
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const step = async (name, fn) => {
+    try {
+      const value = await withTimeout(Promise.resolve().then(fn), 30000, name);
+      console.log(JSON.stringify({ client: which, step: name, ok: true, value: value === undefined ? null : value }));
+      return true;
+    } catch (e) {
+      console.log(JSON.stringify({ client: which, step: name, ok: false, error: String(e && e.message || e).split('\n')[0] }));
+      return false;
+    }
+  };
+  try {
+    if (which === 'playwright') await playwright(step, base);
+    else if (which === 'puppeteer') await puppeteer(step, base);
+    else if (which === 'cri') await cri(step, base);
+    else throw new Error(`unknown client ${which}`);
+  } finally {
+    server.close();
+  }
+  console.log(JSON.stringify({ client: which, step: 'end', ok: true, value: null }));
+  // Sockets of a client that failed may hold the loop open.
+  process.exit(0);
+}
+
+// The worker's answer once its script has run (a worker is reported before it runs).
+const ANSWER = () => new Promise((resolve) => {
+  const look = () => (self.answer ? resolve(self.answer) : setTimeout(look, 10));
+  look();
+});
+
+const magic = (buf) => Buffer.from(buf).subarray(0, 4).toString('latin1');
+
+async function playwright(step, base) {
+  const { chromium } = load('playwright-core');
+  let browser, context, page;
+  if (!await step('connect', async () => {
+    browser = await chromium.connectOverCDP(endpoint);
+    return browser.isConnected();
+  })) return;
+  await step('new context and page', async () => {
+    context = await browser.newContext();
+    page = await context.newPage();
+    return context.pages().length;
+  });
+  await step('goto', async () => {
+    const r = await page.goto(`${base}/page`);
+    return [r.status(), await page.title()];
+  });
+  await step('evaluate', () => page.evaluate(() => [document.querySelector('h1').textContent, 6 * 7]));
+  await step('content', async () => (await page.content()).includes('<h1>hello</h1>'));
+  await step('screenshot', async () => magic(await page.screenshot()));
+  await step('pdf', async () => magic(await page.pdf()));
+  await step('click and type', async () => {
+    await page.fill('#i', 'typed text');
+    await page.click('#b');
+    await page.type('#i', '!');
+    return [await page.textContent('#out'), await page.inputValue('#i')];
+  });
+  await step('cookies add and read', async () => {
+    await context.addCookies([{ name: 'added', value: 'v1', url: base }]);
+    await page.goto(`${base}/cookie`);
+    const names = (await context.cookies(base)).map((c) => `${c.name}=${c.value}`).sort();
+    return [names, await page.evaluate(() => document.cookie.split('; ').sort())];
+  });
+  await step('cookies clear', async () => {
+    await context.clearCookies();
+    return (await context.cookies(base)).length;
+  });
+  await step('route fulfil', async () => {
+    await page.route('**/routed', (route) => route.fulfill({ contentType: 'text/html', body: '<title>Routed</title><p>fulfilled</p>' }));
+    await page.goto(`${base}/routed`);
+    const text = await page.textContent('p');
+    await page.unroute('**/routed');
+    return [await page.title(), text];
+  });
+  await step('popup', async () => {
+    await page.goto(`${base}/page`);
+    const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#pop')]);
+    await popup.waitForLoadState();
+    const title = await popup.title();
+    await popup.close();
+    return title;
+  });
+  await step('popup event', async () => {
+    const [popup] = await Promise.all([page.waitForEvent('popup'), page.evaluate((u) => { window.open(u); }, `${base}/popup`)]);
+    await popup.waitForLoadState();
+    const title = await popup.title();
+    await popup.close();
+    return title;
+  });
+  await step('several pages', async () => {
+    const pages = await Promise.all([1, 2, 3].map(() => context.newPage()));
+    await Promise.all(pages.map((p, i) => p.goto(`${base}/page?n=${i}`)));
+    const got = await Promise.all(pages.map((p) => p.evaluate(() => location.search)));
+    await Promise.all(pages.map((p) => p.close()));
+    return [got, context.pages().length];
+  });
+  await step('download', async () => {
+    await page.goto(`${base}/page`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl')]);
+    const file = await download.path();
+    return [download.suggestedFilename(), fs.readFileSync(file, 'utf8')];
+  });
+  await step('worker', async () => {
+    const [worker] = await Promise.all([page.waitForEvent('worker'), page.goto(`${base}/worker-page`)]);
+    return worker.evaluate(ANSWER);
+  });
+  await step('protected navigation', async () => {
+    const r = await page.goto(protectedUrl);
+    return r ? r.status() : null;
+  });
+  await step('usable after protected', async () => {
+    await page.goto(`${base}/page`);
+    return page.evaluate(() => document.title);
+  });
+  await step('close page', async () => {
+    await page.close();
+    return [page.isClosed(), context.pages().length];
+  });
+  await step('close context', async () => {
+    await context.close();
+    return browser.contexts().length;
+  });
+  await step('close connection', async () => {
+    const gone = new Promise((resolve) => browser.once('disconnected', resolve));
+    await browser.close();
+    await gone;
+    return browser.isConnected();
+  });
+  await step('reconnect', async () => {
+    browser = await chromium.connectOverCDP(endpoint);
+    const c = await browser.newContext();
+    const p = await c.newPage();
+    await p.goto(`${base}/page`);
+    const title = await p.title();
+    await c.close();
+    await browser.close();
+    return title;
+  });
+}
+
+async function puppeteer(step, base) {
+  const pptr = load('puppeteer-core');
+  let browser, context, page;
+  if (!await step('connect', async () => {
+    browser = await pptr.connect({ browserURL: endpoint, defaultViewport: { width: 800, height: 600 } });
+    return browser.connected;
+  })) return;
+  await step('new context and page', async () => {
+    context = await browser.createBrowserContext();
+    page = await context.newPage();
+    return (await context.pages()).length;
+  });
+  await step('goto', async () => {
+    const r = await page.goto(`${base}/page`);
+    return [r.status(), await page.title()];
+  });
+  await step('evaluate', () => page.evaluate(() => [document.querySelector('h1').textContent, 6 * 7]));
+  await step('content', async () => (await page.content()).includes('<h1>hello</h1>'));
+  await step('screenshot', async () => magic(await page.screenshot()));
+  await step('pdf', async () => magic(await page.pdf()));
+  await step('click and type', async () => {
+    await page.type('#i', 'typed text');
+    await page.click('#b');
+    return page.$eval('#out', (e) => e.textContent);
+  });
+  await step('cookies add and read', async () => {
+    await page.setCookie({ name: 'added', value: 'v1', url: base });
+    await page.goto(`${base}/cookie`);
+    return (await page.cookies()).map((c) => `${c.name}=${c.value}`).sort();
+  });
+  await step('cookies clear', async () => {
+    for (const c of await page.cookies()) await page.deleteCookie({ name: c.name, url: base });
+    return (await page.cookies()).length;
+  });
+  await step('request interception', async () => {
+    await page.setRequestInterception(true);
+    const handler = (req) => {
+      if (req.url().endsWith('/routed')) req.respond({ contentType: 'text/html', body: '<title>Routed</title><p>fulfilled</p>' });
+      else req.continue();
+    };
+    page.on('request', handler);
+    await page.goto(`${base}/routed`);
+    const text = await page.$eval('p', (e) => e.textContent);
+    const title = await page.title();
+    await page.goto(`${base}/page`);
+    page.off('request', handler);
+    await page.setRequestInterception(false);
+    return [title, text];
+  });
+  await step('popup', async () => {
+    await page.goto(`${base}/page`);
+    const [popup] = await Promise.all([
+      new Promise((resolve) => page.once('popup', resolve)),
+      page.click('#pop'),
+    ]);
+    await popup.waitForFunction(() => document.readyState === 'complete');
+    const title = await popup.title();
+    await popup.close();
+    return title;
+  });
+  await step('several pages', async () => {
+    const pages = await Promise.all([1, 2, 3].map(() => context.newPage()));
+    await Promise.all(pages.map((p, i) => p.goto(`${base}/page?n=${i}`)));
+    const got = await Promise.all(pages.map((p) => p.evaluate(() => location.search)));
+    await Promise.all(pages.map((p) => p.close()));
+    return [got, (await context.pages()).length];
+  });
+  await step('worker', async () => {
+    const [worker] = await Promise.all([
+      new Promise((resolve) => page.once('workercreated', resolve)),
+      page.goto(`${base}/worker-page`),
+    ]);
+    return worker.evaluate(ANSWER);
+  });
+  await step('protected navigation', async () => {
+    const r = await page.goto(protectedUrl);
+    return r ? r.status() : null;
+  });
+  await step('usable after protected', async () => {
+    await page.goto(`${base}/page`);
+    return page.evaluate(() => document.title);
+  });
+  await step('close page', async () => {
+    await page.close();
+    return [page.isClosed(), (await context.pages()).length];
+  });
+  await step('close context', async () => {
+    await context.close();
+    return browser.browserContexts().length;
+  });
+  await step('close connection', async () => {
+    await browser.disconnect();
+    return browser.connected;
+  });
+  await step('reconnect', async () => {
+    browser = await pptr.connect({ browserURL: endpoint });
+    const c = await browser.createBrowserContext();
+    const p = await c.newPage();
+    await p.goto(`${base}/page`);
+    const title = await p.title();
+    await c.close();
+    await browser.disconnect();
+    return title;
+  });
+}
+
+async function cri(step, base) {
+  const CDP = load('chrome-remote-interface');
+  const { hostname: host, port } = new URL(endpoint);
+  let client, session, targetId;
+  await step('version', async () => {
+    const v = await CDP.Version({ host, port });
+    return typeof v.webSocketDebuggerUrl === 'string' && v['Protocol-Version'];
+  });
+  if (!await step('connect', async () => {
+    const v = await CDP.Version({ host, port });
+    client = await CDP({ host, port, target: v.webSocketDebuggerUrl });
+    const got = await client.send('Browser.getVersion');
+    return typeof got.product;
+  })) return;
+  await step('new page', async () => {
+    ({ targetId } = await client.send('Target.createTarget', { url: 'about:blank' }));
+    ({ sessionId: session } = await client.send('Target.attachToTarget', { targetId, flatten: true }));
+    await client.send('Page.enable', {}, session);
+    await client.send('Runtime.enable', {}, session);
+    return typeof session;
+  });
+  await step('list', async () => {
+    const list = await CDP.List({ host, port });
+    return list.some((t) => t.id === targetId);
+  });
+  await step('goto', async () => {
+    const loaded = new Promise((resolve) => client.on(`Page.loadEventFired.${session}`, resolve));
+    const r = await client.send('Page.navigate', { url: `${base}/page` }, session);
+    await loaded;
+    return typeof r.frameId;
+  });
+  await step('evaluate', async () => {
+    const r = await client.send('Runtime.evaluate', { expression: 'document.title', returnByValue: true }, session);
+    return r.result.value;
+  });
+  await step('screenshot', async () => {
+    const r = await client.send('Page.captureScreenshot', {}, session);
+    return magic(Buffer.from(r.data, 'base64'));
+  });
+  await step('network events', async () => {
+    await client.send('Network.enable', {}, session);
+    const seen = [];
+    client.on(`Network.responseReceived.${session}`, (p) => seen.push(p.response.status));
+    const loaded = new Promise((resolve) => client.on(`Page.loadEventFired.${session}`, resolve));
+    await client.send('Page.navigate', { url: `${base}/page?net` }, session);
+    await loaded;
+    return seen.includes(200);
+  });
+  await step('protected navigation', async () => {
+    const r = await client.send('Page.navigate', { url: protectedUrl }, session);
+    return r.errorText || 'navigated';
+  });
+  await step('usable after protected', async () => {
+    const r = await client.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }, session);
+    return r.result.value;
+  });
+  await step('close page', async () => {
+    const r = await client.send('Target.closeTarget', { targetId });
+    return r.success;
+  });
+  await step('close connection', async () => {
+    await client.close();
+    return true;
+  });
+  await step('reconnect', async () => {
+    const v = await CDP.Version({ host, port });
+    client = await CDP({ host, port, target: v.webSocketDebuggerUrl });
+    const { targetInfos } = await client.send('Target.getTargets');
+    await client.close();
+    return Array.isArray(targetInfos);
+  });
+}
+
+main().catch((e) => {
+  console.log(JSON.stringify({ client: which, step: 'script', ok: false, error: String(e && e.stack || e) }));
+  process.exit(1);
+});

@@ -1,0 +1,171 @@
+//! Real CDP clients through `guard proxy`: Playwright (`playwright-core`,
+//! `chromium.connectOverCDP`), Puppeteer (`puppeteer-core`, `connect`) and
+//! `chrome-remote-interface` run the same script (tests/clients/clients.cjs) once straight
+//! against a headless Chromium this test launches and once through the proxy in front of it.
+//! Every ordinary step must come out the same both ways; the protected navigation must work
+//! straight (the attack is real) and fail through the proxy with the catalog's refusal, and the
+//! page must stay usable after it.
+//!
+//! The packages come from npm: `.ci/run` installs them into a temporary folder and names its
+//! `node_modules` in `SLICC_CDP_CLIENTS`. Without Chromium, Node or that folder the test prints
+//! why and passes; with `CI` set it fails.
+#![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
+
+mod needs;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+use slicc_browsers::guard::selftest::Chromium;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const REFUSAL: &str = "slicc: refused: target is on seven's origin";
+/// The step whose outcome differs on purpose.
+const PROTECTED: &str = "protected navigation";
+/// The packages the script loads from `SLICC_CDP_CLIENTS`.
+const PACKAGES: [&str; 3] = [
+    "playwright-core",
+    "puppeteer-core",
+    "chrome-remote-interface",
+];
+
+/// The `node_modules` folder with the three clients, or `None` with the reason printed.
+fn clients_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("SLICC_CDP_CLIENTS").map(PathBuf::from);
+    let present = dir.as_ref().is_some_and(|d| {
+        PACKAGES
+            .iter()
+            .all(|p| d.join(p).join("package.json").exists())
+    });
+    if needs::missing(
+        "SLICC_CDP_CLIENTS (a node_modules folder with playwright-core, puppeteer-core and chrome-remote-interface)",
+        present,
+    ) {
+        return None;
+    }
+    dir
+}
+
+/// One step's outcome: `Ok(value)` or `Err(error message)`.
+type Steps = BTreeMap<String, Result<Value, String>>;
+
+/// Runs the script for `client` against `endpoint`; its steps in order of their names, and
+/// the order they ran in.
+fn run(modules: &Path, endpoint: &str, protected_url: &str, client: &str) -> (Steps, Vec<String>) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/clients.cjs");
+    let output = Command::new("node")
+        .arg(&script)
+        .arg(modules)
+        .arg(endpoint)
+        .arg(protected_url)
+        .arg(client)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut steps = Steps::new();
+    let mut order = Vec::new();
+    for line in stdout.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let name = v["step"].as_str().unwrap_or_default().to_string();
+        let outcome = if v["ok"] == Value::Bool(true) {
+            Ok(v["value"].clone())
+        } else {
+            Err(v["error"].as_str().unwrap_or_default().to_string())
+        };
+        order.push(name.clone());
+        steps.insert(name, outcome);
+    }
+    assert!(
+        steps.contains_key("end"),
+        "{client} against {endpoint} did not finish:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (steps, order)
+}
+
+#[test]
+fn real_clients_work_through_the_proxy_as_straight() {
+    if needs::missing("/usr/bin/chromium", needs::chromium())
+        || needs::missing("node", needs::node())
+    {
+        return;
+    }
+    let Some(modules) = clients_dir() else {
+        return;
+    };
+    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
+    let browser = Chromium::launch(CHROMIUM, &["*.sliccy.ai", "sliccy.ai"], fixture.port())
+        .expect("chromium serves CDP");
+    let direct = browser.http_url();
+    let proxy = Proxy::start(ProxyOptions::new(&direct)).expect("the proxy starts");
+    let guarded = proxy.endpoint();
+    let protected_url = "http://seven.sliccy.ai/doc?n=clients";
+
+    let mut failures = Vec::new();
+    for client in ["playwright", "puppeteer", "cri"] {
+        let reached = || {
+            fixture
+                .log()
+                .iter()
+                .filter(|e| e.url.contains("n=clients"))
+                .count()
+        };
+        let before = reached();
+        let (straight, order) = run(&modules, &direct, protected_url, client);
+        let after_straight = reached();
+        let (through, _) = run(&modules, &guarded, protected_url, client);
+        // Straight, the protected page is reached (the attack is real); through the proxy not.
+        if after_straight <= before {
+            failures.push(format!(
+                "{client} straight: the protected page was not reached"
+            ));
+        }
+        if reached() != after_straight {
+            failures.push(format!(
+                "{client} through the proxy: the protected page was reached"
+            ));
+        }
+        // The script must really work straight, or comparing proves nothing.
+        for (step, outcome) in &straight {
+            if let Err(e) = outcome {
+                failures.push(format!("{client} straight: {step} failed: {e}"));
+            }
+        }
+        assert!(
+            order.len() > 10 || client == "cri",
+            "{client}: too few steps ran: {order:?}"
+        );
+        for step in &order {
+            let a = &straight[step];
+            let b = through.get(step);
+            if step == PROTECTED {
+                match b {
+                    Some(Err(e)) if e.contains(REFUSAL) => {}
+                    other => failures.push(format!(
+                        "{client} through the proxy: {step} should fail with the refusal, got {other:?}"
+                    )),
+                }
+                continue;
+            }
+            if b != Some(a) {
+                failures.push(format!(
+                    "{client}: {step}: straight {a:?}, through the proxy {b:?}"
+                ));
+            }
+        }
+        assert!(
+            straight.contains_key(PROTECTED) && straight.contains_key("usable after protected"),
+            "{client}: the protected steps ran"
+        );
+        println!("{client}: {} steps compared", order.len());
+    }
+    drop(proxy);
+    drop(browser);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
