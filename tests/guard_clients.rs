@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::guard::selftest::Chromium;
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::harness::selftest::Chromium;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const REFUSAL: &str = "slicc: refused: target is on seven's origin";
