@@ -120,7 +120,11 @@ mod tests {
     use crate::protected::Matcher;
 
     fn ready() -> Policy {
-        let m = Matcher::new(&crate::shared_catalog().protected_origins, &[] as &[&str]).unwrap();
+        let m = Matcher::new(
+            &crate::catalog::shared_catalog().protected_origins,
+            &[] as &[&str],
+        )
+        .unwrap();
         let mut p = Policy::new(m);
         p.start(0);
         let id = RESERVED_IDS.start();
