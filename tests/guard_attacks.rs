@@ -49,10 +49,12 @@ const OPEN: &[(&str, u8)] = &[
     ("c3.process-internals", 3),
     ("c3.serviceworker-internals", 3),
     ("c3.settings-permission", 3),
+    ("c3.auto-attach-webui", 3),
     ("c4.tracing-page-session", 4),
     ("c4.tracing-stream", 4),
     ("c4.heap-snapshot-same-site", 4),
     ("c4.cpu-profile-same-site", 4),
+    ("c4.coverage-same-site", 4),
     ("c5.json-list-popup", 5),
     ("c5.json-alias-popup", 5),
     ("c5.unknown-session", 5),
@@ -60,6 +62,7 @@ const OPEN: &[(&str, u8)] = &[
     ("c6.ua-override-subresource", 6),
     ("c6.emulation-ua-subresource", 6),
     ("c6.accept-language-subresource", 6),
+    ("c6.cookie-header-subresource", 6),
     ("c7.debugger-script-source", 7),
 ];
 

@@ -50,11 +50,13 @@ pub fn all() -> Vec<Attack> {
         A::new("c3.process-internals", "chrome://process-internals lists the vault tab's URL", process_internals),
         A::new("c3.serviceworker-internals", "chrome://serviceworker-internals lists the vault worker's script URL", serviceworker_internals),
         A::new("c3.settings-permission", "chrome://settings grants the vault a permission through its own chrome.send", settings_permission),
+        A::new("c3.auto-attach-webui", "browser-wide auto-attach gives sessions to browser-internal targets; one navigates to chrome://history", auto_attach_webui),
         // Class 4: profiling.
         A::new("c4.tracing-page-session", "Tracing on the client's own page session records another tab's vault URL", tracing_page_session),
         A::new("c4.tracing-stream", "Tracing on the client's page session returned as an IO stream", tracing_stream),
         A::new("c4.heap-snapshot-same-site", "HeapProfiler.takeHeapSnapshot of a page sharing its renderer with the extra origin's page", heap_snapshot_same_site),
-        A::new("c4.cpu-profile-same-site", "Profiler on a page sharing its renderer with the extra origin's page", cpu_profile_same_site),
+        A::new("c4.cpu-profile-same-site", "Profiler on a page sharing its renderer with the extra origin's page", cpu_profile_same_site).tries(3),
+        A::new("c4.coverage-same-site", "Profiler precise coverage on a page sharing its renderer with the extra origin's page", coverage_same_site),
         // Class 5: the proxy's own surfaces.
         A::new("c5.json-list-popup", "/json/list lists an about:blank popup a vault page opened and titled", json_list_popup),
         A::new("c5.json-alias-popup", "/json (the list's alias) lists an about:blank popup a vault page opened and titled", json_alias_popup),
@@ -69,6 +71,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c6.ua-override-subresource", "Network.setUserAgentOverride reaches a vault subresource request", ua_override_subresource),
         A::new("c6.emulation-ua-subresource", "Emulation.setUserAgentOverride reaches a vault subresource request", emulation_ua_subresource),
         A::new("c6.accept-language-subresource", "an Accept-Language override reaches a vault subresource request", accept_language_subresource),
+        A::new("c6.cookie-header-subresource", "a Cookie header set with Network.setExtraHTTPHeaders reaches a vault subresource request", cookie_header_subresource),
         A::new("c6.fetch-header-subresource", "Fetch.continueRequest adds a header to a vault subresource request", fetch_header_subresource),
         // Class 7: other ways in.
         A::new("c7.create-target-vault", "Target.createTarget on the vault, attach, evaluate", create_target_vault),
@@ -81,6 +84,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.cookie-url-variants", "Network.getCookies with the vault's URL spelled as ws:, a trailing dot, upper case", cookie_url_variants),
         A::new("c7.set-parent-cookie", "Storage.setCookies on .sliccy.ai reaches the vault", set_parent_cookie),
         A::new("c7.grant-permissions", "Browser.grantPermissions to the vault", grant_permissions),
+        A::new("c7.set-permission", "Browser.setPermission for the vault", set_permission),
         A::new("c7.fetch-browser-session", "Fetch.enable on the browser session sees the vault's requests", fetch_browser_session),
         A::new("c7.fetch-fulfill-browser", "Fetch on the browser session fulfills the vault's document", fetch_fulfill_browser),
         A::new("c7.fetch-response-body", "Fetch at the response stage on the client's page reads a vault response", fetch_response_body),
@@ -1174,8 +1178,13 @@ fn heap_snapshot_same_site(ctx: &Ctx) -> Res {
 fn cpu_profile_same_site(ctx: &Ctx) -> Res {
     let s = same_site_popup(ctx, "?busy=1")?;
     ctx.send("Profiler.enable", json!({}), Some(&s))?;
+    let _ = ctx.send(
+        "Profiler.setSamplingInterval",
+        json!({"interval": 100}),
+        Some(&s),
+    );
     ctx.send("Profiler.start", json!({}), Some(&s))?;
-    sleep(1000);
+    sleep(1500);
     let r = ctx.send("Profiler.stop", json!({}), Some(&s))?;
     ctx.holds_secret("the CPU profile", &r.to_string())
 }
@@ -2085,4 +2094,93 @@ fn shared_worker_attach(ctx: &Ctx) -> Res {
     let s = ctx.attach(&worker)?;
     let _ = ctx.eval(&s, &ctx.exfil_js());
     ctx.exfiltrated(2000)
+}
+
+// ---- batch 4 ----
+
+fn auto_attach_webui(ctx: &Ctx) -> Res {
+    user_visits_secret_url(ctx)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        None,
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget"
+                    && e.params["targetInfo"]["type"] == "page"
+                    && e.params["targetInfo"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.starts_with("chrome://"))
+            },
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no session to a browser-internal page".into()))?;
+    let s = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    ctx.send(
+        "Page.navigate",
+        json!({"url": "chrome://history"}),
+        Some(&s),
+    )?;
+    sleep(500);
+    deep_text_holds_secret(ctx, &s, "chrome://history in an internal target", 5000)
+}
+
+fn coverage_same_site(ctx: &Ctx) -> Res {
+    let s = same_site_popup(ctx, "?busy=1")?;
+    ctx.send("Profiler.enable", json!({}), Some(&s))?;
+    ctx.send(
+        "Profiler.startPreciseCoverage",
+        json!({"callCount": true, "detailed": true}),
+        Some(&s),
+    )?;
+    sleep(500);
+    let r = ctx.send("Profiler.takePreciseCoverage", json!({}), Some(&s))?;
+    ctx.holds_secret("Profiler.takePreciseCoverage", &r.to_string())
+}
+
+fn cookie_header_subresource(ctx: &Ctx) -> Res {
+    let value = format!("injected={}", ctx.tag);
+    let hit = vault_subresource(ctx, &|s| {
+        ctx.send("Network.enable", json!({}), Some(s))?;
+        ctx.send(
+            "Network.setExtraHTTPHeaders",
+            json!({"headers": {"Cookie": value}}),
+            Some(s),
+        )?;
+        Ok(())
+    })?;
+    match hit.header("cookie") {
+        Some(v) if v.contains(&value) => Ok(format!("the vault request carried Cookie: {v}")),
+        other => Err(Stop::Failed(format!(
+            "the vault request's Cookie: {other:?}"
+        ))),
+    }
+}
+
+fn set_permission(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let _ = ctx.send(
+        "Browser.setPermission",
+        json!({"origin": VAULT, "permission": {"name": "midi"}, "setting": "granted"}),
+        None,
+    );
+    let state = ctx.user_eval(
+        &tab,
+        "navigator.permissions.query({name: 'midi'}).then((p) => p.state)",
+    )?;
+    if state == json!("granted") {
+        Ok("the vault's MIDI permission is granted".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault's MIDI permission: {state}"
+        )))
+    }
 }
