@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::policy::{Output, Policy, Verdict, RESERVED_IDS};
+use slicc_browsers::guard::policy::{internal_url, Output, Policy, Verdict, RESERVED_IDS};
 use slicc_browsers::protected::Matcher;
 
 /// The extra origin the traces use for the `own` target (the client page's origin).
@@ -163,6 +163,11 @@ fn e_instrumentation_never_reaches_a_protected_document() {
 }
 
 #[test]
+fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
+    assert!(run_trace("internal.jsonl") > 25);
+}
+
+#[test]
 fn b_browser_level_reads_and_writes_are_refused_or_filtered() {
     assert!(run_trace("b.jsonl") > 25);
 }
@@ -193,8 +198,13 @@ impl Rng {
 /// Every protected URL, origin, storage key, cookie domain and canary value of the generator
 /// holds the marker `secret` (in any case); nothing ordinary does. So "no frame to the client
 /// contains the marker" is "nothing protected reached the client unfiltered".
-const PROTECTED_URLS: [&str; 8] = [
+const PROTECTED_URLS: [&str; 12] = [
     "https://secret.sliccy.ai/doc",
+    // Browser-internal pages count as protected (issue 19).
+    "chrome://history/?q=secret",
+    "edge://settings/secret",
+    "about:secret",
+    "view-source:chrome-untrusted://secret/",
     "http://seven.sliccy.ai:8080/secret?n=1",
     "https://vault.sliccy.ai/secret",
     "blob:https://secret.sliccy.ai/0b7c",
@@ -297,7 +307,7 @@ impl World {
             },
         };
         let previous = self.protected_target(id);
-        let p = self.m.target(url, previous, opener);
+        let p = self.m.target(url, previous, opener) || internal_url(url);
         match self.targets.iter_mut().find(|(t, _, _)| t == id) {
             Some(t) => {
                 t.1 = url.to_string();

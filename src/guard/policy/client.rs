@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::scrub::{cookie_method, scrubbed_domain, Judging};
 use super::state::{Kind, Pending};
-use super::{int_id, session_of, Output, Policy, Verdict, RESERVED_IDS};
+use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
@@ -19,7 +19,39 @@ pub(super) enum Step {
     Go(Option<Value>),
 }
 
+/// Why a browser-internal page is refused, in the refusal's words.
+pub(super) const INTERNAL_WHY: &str =
+    "a browser-internal page (chrome:, devtools:, about: and the like) shows and changes every site's data, protected ones included";
+
+/// Why tracing is refused, in the refusal's words.
+const TRACING_WHY: &str =
+    "tracing records the browser process's events for every tab, protected ones included";
+
+/// Why heap profiling is refused, in the refusal's words.
+const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
+
 impl Policy {
+    /// The catalog's refusal with the reason in brackets.
+    pub(super) fn refusal_because(&self, because: &str) -> String {
+        format!("{} ({because})", self.m.refusal())
+    }
+
+    /// Whether `v` holds a browser-internal URL or names a target on one.
+    fn names_internal(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => {
+                internal_url(s)
+                    || self
+                        .targets
+                        .get(s)
+                        .is_some_and(|t| t.info["url"].as_str().is_some_and(internal_url))
+            }
+            Value::Array(items) => items.iter().any(|i| self.names_internal(i)),
+            Value::Object(map) => map.values().any(|i| self.names_internal(i)),
+            _ => false,
+        }
+    }
+
     /// Answers a frame the policy cannot take with a protocol error (with its id, if any).
     pub(super) fn client_error(&self, frame: &str, code: i64, message: &str, out: &mut Output) {
         let parsed: Option<Value> = serde_json::from_str(frame).ok();
@@ -138,10 +170,23 @@ impl Policy {
             return out.set(Verdict::Refuse, "too many in flight");
         }
         if !key.is_empty() {
-            if let Some(s) = self.sessions.get(&key) {
-                if s.closed || !s.visible || self.hidden(&s.target, false) {
-                    let refusal = self.m.refusal().to_string();
-                    return self.refuse(&key, id, &refusal, "session on a protected target", out);
+            match self.sessions.get(&key) {
+                Some(s) => {
+                    if s.closed || !s.visible || self.hidden(&s.target, false) {
+                        let refusal = self.m.refusal().to_string();
+                        return self.refuse(
+                            &key,
+                            id,
+                            &refusal,
+                            "session on a protected target",
+                            out,
+                        );
+                    }
+                }
+                // Chromium's own answer: a client never waits for a session nobody has.
+                None => {
+                    self.client_error(frame, -32001, "Session with given id not found.", out);
+                    return out.set(Verdict::Invalid, "unknown session");
                 }
             }
         }
@@ -189,6 +234,33 @@ impl Policy {
             "Tracing.start" if kind == Some(Kind::Browser) => {
                 return self.refuse(key, id, &refusal, "browser-wide tracing", out);
             }
+            // Tracing on a page session still records the browser process's events for every
+            // tab (a protected tab's URL, in events and in the IO stream); a memory dump
+            // covers every process.
+            "Tracing.start" | "Tracing.requestMemoryDump" => {
+                let message = self.refusal_because(TRACING_WHY);
+                return self.refuse(key, id, &message, "tracing sees every tab", out);
+            }
+            // A heap snapshot, an allocation or CPU profile and a script coverage cover the
+            // whole renderer process (one V8 isolate), and a protected same-site page may
+            // share it.
+            "HeapProfiler.takeHeapSnapshot"
+            | "HeapProfiler.startTrackingHeapObjects"
+            | "HeapProfiler.startSampling"
+            | "HeapProfiler.getSamplingProfile"
+            | "HeapProfiler.stopSampling"
+            | "HeapProfiler.getObjectByHeapObjectId"
+            | "Memory.startSampling"
+            | "Memory.getSamplingProfile"
+            | "Memory.getAllTimeSamplingProfile"
+            | "Memory.getBrowserSamplingProfile"
+            | "Profiler.start"
+            | "Profiler.startPreciseCoverage"
+            | "Profiler.takePreciseCoverage"
+            | "Profiler.getBestEffortCoverage" => {
+                let message = self.refusal_because(HEAP_WHY);
+                return self.refuse(key, id, &message, "heap profile of a shared process", out);
+            }
             "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
                 self.attach_command(key, id, method, params, v, out)
             }
@@ -224,6 +296,10 @@ impl Policy {
                 cookie_params: cookie_method(method),
             };
             if judging.names(params) {
+                if self.names_internal(params) {
+                    let message = self.refusal_because(INTERNAL_WHY);
+                    return self.refuse(key, id, &message, "names a browser-internal page", out);
+                }
                 return self.refuse(key, id, &refusal, "names a protected origin", out);
             }
         }

@@ -45,7 +45,7 @@ impl Policy {
         let frame_hidden = p["frameId"]
             .as_str()
             .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.m.cookie_url(url) || {
+        let protected = frame_hidden || self.off_limits(url) || {
             let mut probe = v.clone();
             self.scrub_member(&mut probe, "params").is_err()
         };

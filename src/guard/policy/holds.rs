@@ -185,7 +185,7 @@ impl Policy {
                             for e in entries {
                                 let bad = ["url", "userTypedURL"]
                                     .iter()
-                                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+                                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
                                 if let Some(eid) = e["id"].as_i64() {
                                     if let Some(s) = self.sessions.get_mut(&session) {
                                         s.history.insert(eid, bad);

@@ -69,8 +69,25 @@
 //!   (`Network.clearBrowserCookies`) are refused outright (`Storage.clearCookies` is done by
 //!   the policy without the protected cookies); protected
 //!   cookies and storage are filtered out of every result.
+//! - **Browser-internal pages** ([`internal_url`]: `chrome:`, `chrome-untrusted:`,
+//!   `chrome-extension:`, `devtools:`, `about:` pages other than `about:blank`/`about:srcdoc`,
+//!   the other Chromium browsers' `edge:`, `brave:`, `opera:`, `vivaldi:`, and `view-source:`
+//!   of any of them) count as protected: refused as new targets and navigations (any command
+//!   naming one), hidden from listings, refused as attaches, and a commit on one (a frame
+//!   tree, `Page.frameNavigated`, a default execution context) costs the session. Their own
+//!   script shows and changes every site's data (history with full URLs, permissions, site
+//!   data, service workers), protected origins included.
+//! - **Profiling.** `Tracing.start` and `Tracing.requestMemoryDump` are refused on every
+//!   session (a page session's trace still carries the browser process's events for every
+//!   tab); heap snapshots, heap sampling and object tracking (`HeapProfiler.*`, `Memory.*`
+//!   sampling), CPU profiles and script coverage (`Profiler.start`, `*Coverage`) are refused:
+//!   they cover the whole renderer process (one V8 isolate), which a protected same-site page
+//!   may share.
+//! - **Sessions nobody has.** A command naming a session the policy does not know is
+//!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!
-//! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`].
+//! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`]; where the reason is
+//! not the protected origin itself, it follows in brackets.
 //!
 //! # Limits
 //!
@@ -86,7 +103,6 @@
 //!   origin) is not taken out there (it is out of `Network` `*ExtraInfo` events).
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
-//! - Tracing on a page session is allowed (browser-wide tracing is refused).
 
 mod browser;
 mod client;
@@ -107,6 +123,7 @@ use std::ops::RangeInclusive;
 use serde_json::{json, Value};
 
 use crate::protected::Matcher;
+pub use scrub::{internal_url, INTERNAL_SCHEMES};
 use state::{Hold, Own, Pending, Session, Target};
 
 /// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
@@ -368,6 +385,12 @@ impl Policy {
         } else {
             self.sessions.get_mut(key)
         }
+    }
+
+    /// Whether a document's URL or origin is off limits to the client: protected, or a
+    /// browser-internal page ([`internal_url`]).
+    fn off_limits(&self, url: &str) -> bool {
+        self.m.cookie_url(url) || internal_url(url)
     }
 
     /// The refusal error for a client command.

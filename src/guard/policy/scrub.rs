@@ -99,11 +99,12 @@ pub(crate) struct Judging<'a, F: Fn(&str) -> bool> {
 impl<F: Fn(&str) -> bool> Judging<'_, F> {
     fn judge(&self, how: Judge, v: &Value) -> bool {
         match (how, v) {
-            (Judge::Url, Value::String(s)) => self.m.cookie_url(s),
-            (Judge::Urls, Value::Array(items)) => items
-                .iter()
-                .any(|i| i.as_str().is_some_and(|s| self.m.cookie_url(s))),
-            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s),
+            (Judge::Url, Value::String(s)) => self.m.cookie_url(s) || internal_url(s),
+            (Judge::Urls, Value::Array(items)) => items.iter().any(|i| {
+                i.as_str()
+                    .is_some_and(|s| self.m.cookie_url(s) || internal_url(s))
+            }),
+            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s) || internal_url(s),
             (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
             (Judge::CacheId, Value::String(s)) => {
                 let key = s.split('|').next().unwrap_or_default();
@@ -188,6 +189,55 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
     }
 }
 
+/// The schemes of browser-internal pages: Chromium's WebUI (`chrome:`, `chrome-untrusted:`,
+/// `chrome-search:`), extension pages (`chrome-extension:`, which run with the extension's
+/// host permissions), the DevTools front end (`devtools:`, `chrome-devtools:`) and the other
+/// Chromium browsers' aliases of `chrome:`.
+pub const INTERNAL_SCHEMES: &[&str] = &[
+    "chrome",
+    "chrome-untrusted",
+    "chrome-search",
+    "chrome-extension",
+    "chrome-devtools",
+    "devtools",
+    "edge",
+    "brave",
+    "opera",
+    "vivaldi",
+    "arc",
+    "comet",
+];
+
+/// Whether `url` is a browser-internal page: a scheme of [`INTERNAL_SCHEMES`] (ASCII case
+/// and tabs or newlines ignored, as the URL parser does), an `about:` URL other than
+/// `about:blank` and `about:srcdoc` (Chromium rewrites `about:<page>` to its internal page),
+/// or `view-source:` of one. Such pages run with the browser's privileges and show or change
+/// every site's data (history, permissions, service workers, site data): a guarded client
+/// has no business on them, whatever the protected origins.
+pub fn internal_url(url: &str) -> bool {
+    let cleaned: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let Some((scheme, rest)) = cleaned.split_once(':') else {
+        return false;
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    if scheme == "view-source" {
+        return internal_url(rest);
+    }
+    if scheme == "about" {
+        let page = rest
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        return !matches!(page.as_str(), "blank" | "srcdoc");
+    }
+    INTERNAL_SCHEMES.contains(&scheme.as_str())
+}
+
 /// Removes from a `Cookie` request header value the pairs whose name is in `names`.
 pub(crate) fn strip_cookie_header(value: &str, names: &HashSet<String>) -> String {
     value
@@ -254,6 +304,41 @@ mod tests {
             ".x.test"
         );
         assert_eq!(set_cookie_domain("a=1; Path=/", "h"), "h");
+    }
+
+    #[test]
+    fn internal_pages() {
+        for u in [
+            "chrome://history",
+            "CHROME://settings/",
+            " chrome:inspect",
+            "ch\trome://process-internals",
+            "chrome-untrusted://print/",
+            "devtools://devtools/bundled/inspector.html",
+            "edge://settings",
+            "brave://settings",
+            "opera://settings",
+            "vivaldi://settings",
+            "chrome-extension://abc/page.html",
+            "view-source:chrome://history",
+            "about:history",
+            "about:settings",
+        ] {
+            assert!(internal_url(u), "{u}");
+        }
+        for u in [
+            "about:blank",
+            "about:srcdoc",
+            "ABOUT:BLANK?x#y",
+            "https://chrome.test/",
+            "http://example.test/chrome://history",
+            "chrome-error://chromewebdata/",
+            "data:text/html,chrome://",
+            "",
+            "view-source:https://example.test/",
+        ] {
+            assert!(!internal_url(u), "{u}");
+        }
     }
 
     #[test]

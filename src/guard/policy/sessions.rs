@@ -234,7 +234,7 @@ impl Policy {
             let f = &node["frame"];
             let hit = ["url", "securityOrigin"]
                 .iter()
-                .any(|k| f[*k].as_str().is_some_and(|u| p.m.cookie_url(u)));
+                .any(|k| f[*k].as_str().is_some_and(|u| p.off_limits(u)));
             if hit {
                 return Some(main);
             }
@@ -360,7 +360,7 @@ impl Policy {
             for e in entries.iter_mut() {
                 let bad = ["url", "userTypedURL"]
                     .iter()
-                    .any(|k| e[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
                 if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(key)) {
                     s.history.insert(eid, bad);
                 }
@@ -402,14 +402,14 @@ impl Policy {
             let main = f.get("parentId").is_none();
             let real = ["url", "securityOrigin"]
                 .iter()
-                .any(|k| f[*k].as_str().is_some_and(|u| self.m.cookie_url(u)));
+                .any(|k| f[*k].as_str().is_some_and(|u| self.off_limits(u)));
             if real {
                 self.session_reached(key, main, out);
                 return Some("frame on a protected origin");
             }
         } else {
             let c = &v["params"]["context"];
-            if c["origin"].as_str().is_some_and(|o| self.m.cookie_url(o)) {
+            if c["origin"].as_str().is_some_and(|o| self.off_limits(o)) {
                 let target = self.session(key).map(|s| s.target.clone());
                 let main = c["auxData"]["frameId"].as_str() == target.as_deref();
                 self.session_reached(key, main, out);

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::pattern::TargetFilter;
 use super::scrub::Judging;
 use super::state::Target;
-use super::{Output, Policy, Verdict};
+use super::{internal_url, Output, Policy, Verdict};
 use crate::protected::Opener;
 impl Policy {
     /// Whether a target is protected; a target the policy does not know counts as protected
@@ -44,7 +44,7 @@ impl Policy {
             for (id, t) in &self.targets {
                 let url = t.info["url"].as_str().unwrap_or_default();
                 let opener = self.opener_of(&t.info);
-                let now = self.m.target(url, t.previous, opener) || t.origin;
+                let now = self.m.target(url, t.previous, opener) || t.origin || internal_url(url);
                 if now != t.protected {
                     changed.push((id.clone(), now));
                 }
@@ -95,7 +95,7 @@ impl Policy {
             .get(id)
             .map_or((false, false), |t| (t.protected, t.origin));
         let origin = origin && self.m.inherits(url);
-        let protected = self.m.target(url, previous, opener) || origin;
+        let protected = self.m.target(url, previous, opener) || origin || internal_url(url);
         match self.targets.get_mut(id) {
             Some(t) => {
                 t.info = info.clone();
