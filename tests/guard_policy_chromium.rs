@@ -9,16 +9,18 @@
 
 mod needs;
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::cdp::{CdpClient, CdpOptions};
-use slicc_browsers::guard::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::guard::runner::{CallError, Transport};
-use slicc_browsers::guard::selftest::Chromium;
+use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
+use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
+use slicc_browsers::harness::runner::{CallError, Transport};
+use slicc_browsers::harness::selftest::Chromium;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const REFUSAL: &str = "slicc: refused: target is on seven's origin";
@@ -30,8 +32,8 @@ static ONE: Mutex<()> = Mutex::new(());
 /// each way.
 struct World {
     fixture: Fixture,
-    _browser: Chromium,
-    _proxy: Proxy,
+    browser: Chromium,
+    proxy: Proxy,
     direct: CdpClient,
     guarded: CdpClient,
     tag: String,
@@ -60,8 +62,8 @@ impl World {
         let guarded = client(&proxy.endpoint());
         Some(World {
             fixture,
-            _browser: browser,
-            _proxy: proxy,
+            browser,
+            proxy,
             direct,
             guarded,
             tag: format!("{name}{}", std::process::id()),
@@ -275,4 +277,71 @@ fn a_command_on_an_unknown_session_is_answered_with_an_error_through_the_proxy()
         matches!(guarded, Err(CallError::Protocol { code: -32001, .. })),
         "{guarded:?}"
     );
+}
+
+/// An HTTP GET of `path` on `authority` (`host:port`): the body.
+fn http_get(authority: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(authority).expect("connects");
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    text.split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn json_list_shows_a_protected_pages_blank_popup_unguarded_and_not_through_the_proxy() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(w) = World::start("popup") else {
+        return;
+    };
+    let secret = format!("popuptitle-{}", w.tag);
+    // The user's vault tab opens an about:blank popup and titles it (straight on Chromium).
+    let (_, vault) = open(
+        &w.direct,
+        &format!("http://vault.sliccy.ai/doc?n=p-{}", w.tag),
+    )
+    .unwrap();
+    w.direct
+        .send(
+            "Runtime.evaluate",
+            json!({"expression": format!("(()=>{{const p=window.open('about:blank');p.document.title='{secret}';return !!p}})()"), "userGesture": true}),
+            Some(&vault),
+        )
+        .unwrap();
+    // Unguarded, /json/list shows it with its title.
+    let upstream = w.browser.http_url();
+    let authority = upstream.trim_start_matches("http://").trim_end_matches('/');
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut direct = String::new();
+    while !direct.contains(&secret) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        direct = http_get(authority, "/json/list");
+    }
+    assert!(
+        direct.contains(&secret),
+        "the attack must work unguarded: /json/list shows the popup: {direct}"
+    );
+    // Through the proxy, /json/list and /json leave it out, and still list ordinary tabs.
+    w.direct
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("http://ordinary.test/doc?n=l-{}", w.tag)}),
+            None,
+        )
+        .unwrap();
+    assert!(w.logged(&format!("n=l-{}", w.tag), Duration::from_secs(20)));
+    let addr = w.proxy.addr().to_string();
+    for path in ["/json/list", "/json"] {
+        let body = http_get(&addr, path);
+        assert!(!body.contains(&secret), "{path}: {body}");
+        assert!(!body.contains("about:blank"), "{path}: {body}");
+        assert!(body.contains(&format!("n=l-{}", w.tag)), "{path}: {body}");
+    }
 }

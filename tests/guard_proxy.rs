@@ -118,6 +118,21 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
         Duration::from_secs(20)
     ));
 
+    // An ordinary tab, so the lists below are not empty (the browser's own first tab is on
+    // chrome://newtab/, a browser-internal page the guard hides).
+    direct
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("http://ordinary.test/doc?n=listed-{tag}")}),
+            None,
+        )
+        .unwrap();
+    assert!(logged(
+        &fixture,
+        &format!("listed-{tag}"),
+        Duration::from_secs(20)
+    ));
+
     // B6 over HTTP: /json/list leaves it out, and links no front end.
     let (status, body) = http_get(&addr, "/json/list");
     assert_eq!(status, 200, "{body}");

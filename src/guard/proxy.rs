@@ -20,7 +20,7 @@
 //! # Ok::<(), String>(())
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -378,13 +378,16 @@ fn json_list(context: &Context) -> Result<Value, (u16, String)> {
     let list = get_json(&context.upstream_host, context.upstream_port, "/json/list")
         .map_err(|e| (502, e))?;
     let items = list.as_array().cloned().unwrap_or_default();
+    // /json/list has no openers: the targets are judged by a policy of their own over CDP,
+    // whose Target.getTargets carries them (an about:blank popup of a protected page stays
+    // protected), and a target that policy does not show is left out.
+    let judged = shown_targets(context).map_err(|e| (502, e))?;
     let shown: Vec<Value> = items
         .into_iter()
         .filter(|t| {
-            // /json/list has no opener: an inheriting URL is judged without one here, and the
-            // policy judges the target again (frame tree) on attach.
             let url = t.get("url").and_then(Value::as_str).unwrap_or_default();
-            !context.matcher.target(url, false, Opener::None)
+            let id = t.get("id").and_then(Value::as_str).unwrap_or_default();
+            judged.contains(id) && !context.matcher.target(url, false, Opener::None)
         })
         .map(|mut t| {
             if let Some(obj) = t.as_object_mut() {
@@ -398,6 +401,58 @@ fn json_list(context: &Context) -> Result<Value, (u16, String)> {
         })
         .collect();
     Ok(Value::Array(shown))
+}
+
+/// The ids of the targets a client may see: a [`Policy`] of their own runs its discovery and
+/// a `Target.getTargets` over a connection of the proxy's, within 5 s.
+fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
+    let (mut ws, socket) = connect_upstream(context)?;
+    let _ = ws
+        .get_ref()
+        .stream
+        .set_read_timeout(Some(Duration::from_millis(200)));
+    let writer = Writer::new(socket, true);
+    let started = Instant::now();
+    let ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut policy = Policy::new(context.matcher.clone());
+    let mut out = policy.start(0);
+    out.to_browser.extend(
+        policy
+            .from_client(r#"{"id":1,"method":"Target.getTargets"}"#, 0)
+            .to_browser,
+    );
+    let failed = |e: io::Error| format!("cannot list the browser's targets: {e}");
+    let result = loop {
+        for f in &out.to_browser {
+            writer.text(f).map_err(failed)?;
+        }
+        if let Some(list) = out.to_client.iter().find_map(|f| {
+            let v: Value = serde_json::from_str(f).ok()?;
+            (v["id"] == 1).then(|| v["result"]["targetInfos"].clone())
+        }) {
+            break Ok(list);
+        }
+        if started.elapsed() > Duration::from_secs(5) {
+            break Err("the browser did not list its targets in time".to_string());
+        }
+        let (read, replied) = ws::read(&mut ws, &writer);
+        replied.map_err(failed)?;
+        out = match read {
+            Received::Message(Message::Text(text)) => policy.from_browser(text.as_str(), ms()),
+            Received::Message(Message::Close(_)) | Received::Failed(_) => {
+                break Err("the browser closed the connection".to_string())
+            }
+            Received::Message(_) | Received::Idle => policy.tick(ms()),
+        };
+    };
+    writer.close(None, false);
+    let list = result?;
+    Ok(list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["targetId"].as_str().map(str::to_string))
+        .collect())
 }
 
 /// Closes one side of a relay with `code` and `reason`, waiting for its writer.
