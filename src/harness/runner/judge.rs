@@ -40,140 +40,21 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::expand::{chain_urls, origin_of, read_for, url_ref_urls, Leg, Origins, Vars};
+use super::expand::{
+    chain_urls, origin_of, read_for, url_ref_urls, ExpandedChecks, Leg, LegChecks, Vars,
+};
+pub use super::plan::{
+    in_scope, precheck, required_capabilities, requirement, skip_capability, skip_no_origin,
+    CapabilitySet, Environment, RowSpec, SKIP_NOT_OBSERVABLE, SKIP_OBSERVER,
+};
+use super::plan::{leaf_requirement, prefer_origin};
 use super::predicate;
 use super::record::{LogEntry, Outcome as Recorded, Read, Record};
 use super::summary::{Observed, Row, Status};
 use crate::vectors::{
-    BlockSpec, CallNames, Check, Expected, Observer, Outcome, Step, UrlRef, Vector,
-    CAP_AUTO_ATTACH, CAP_BROWSER_CONTEXTS, CAP_BROWSER_SESSION, KIND_CDP, KIND_TEXT,
-    SESSION_BROWSER, SESSION_CHILD, SESSION_PAGE, SESSION_PAGE_OR_BROWSER, TARGET_OWN, VIA_GUARD,
-    VIA_UNGUARDED,
+    BlockSpec, CallNames, Check, Expected, Observer, Outcome, Step, UrlRef, Vector, SESSION_CHILD,
+    SESSION_PAGE, VIA_GUARD, VIA_UNGUARDED,
 };
-
-pub use super::summary::SKIP_OBSERVER;
-/// The skip reason of a row with `observable.own: false` on `own` when own is a static server.
-pub const SKIP_NOT_OBSERVABLE: &str = "not-observable";
-
-/// `not-applicable:no-<name>-origin`.
-pub fn skip_no_origin(name: &str) -> String {
-    format!("not-applicable:no-{name}-origin")
-}
-
-/// `not-supported:<capability>`.
-pub fn skip_capability(capability: &str) -> String {
-    format!("not-supported:{capability}")
-}
-
-/// What the guard's transport supports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CapabilitySet {
-    /// `Target.setAutoAttach`, `children` steps and child sessions.
-    pub auto_attach: bool,
-    /// Calls on the browser session.
-    pub browser_session: bool,
-    /// `Target.createBrowserContext` and `Target.disposeBrowserContext`.
-    pub browser_contexts: bool,
-}
-
-impl Default for CapabilitySet {
-    /// A transport without a capability list has them all (the spec's runner rule).
-    fn default() -> Self {
-        CapabilitySet::all()
-    }
-}
-
-impl CapabilitySet {
-    /// Every capability.
-    pub fn all() -> CapabilitySet {
-        CapabilitySet {
-            auto_attach: true,
-            browser_session: true,
-            browser_contexts: true,
-        }
-    }
-
-    /// No capability.
-    pub fn none() -> CapabilitySet {
-        CapabilitySet {
-            auto_attach: false,
-            browser_session: false,
-            browser_contexts: false,
-        }
-    }
-
-    /// The capabilities named (unknown names are ignored).
-    pub fn from_names<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> CapabilitySet {
-        let mut set = CapabilitySet::none();
-        for n in names {
-            match n.as_ref() {
-                CAP_AUTO_ATTACH => set.auto_attach = true,
-                CAP_BROWSER_SESSION => set.browser_session = true,
-                CAP_BROWSER_CONTEXTS => set.browser_contexts = true,
-                _ => {}
-            }
-        }
-        set
-    }
-
-    /// Whether the capability `name` is supported (an unknown name is not).
-    pub fn has(&self, name: &str) -> bool {
-        match name {
-            CAP_AUTO_ATTACH => self.auto_attach,
-            CAP_BROWSER_SESSION => self.browser_session,
-            CAP_BROWSER_CONTEXTS => self.browser_contexts,
-            _ => false,
-        }
-    }
-}
-
-/// What a run is judged against, the same for all its rows.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Environment {
-    /// The origin map.
-    pub origins: Origins,
-    /// The guard transport's capabilities.
-    pub capabilities: CapabilitySet,
-    /// Whether an independent unguarded observer is supplied.
-    pub observer: bool,
-    /// Whether `own` is a static server (rows with `observable.own: false` then skip on `own`
-    /// as `not-observable`).
-    pub own_static: bool,
-}
-
-/// The row being judged.
-#[derive(Debug, Clone, Copy)]
-pub struct RowSpec<'a> {
-    /// The vector.
-    pub vector: &'a Vector,
-    /// The protected target (one of the vector's targets).
-    pub target: &'a str,
-    /// The variant's name.
-    pub variant: &'a str,
-    /// The transport's name.
-    pub transport: &'a str,
-    /// Whether the guard's factory acknowledged the variant's delay.
-    pub transport_variant: bool,
-}
-
-impl RowSpec<'_> {
-    /// This row with every status `status`: its key, the control's `via` and whether the
-    /// transport took the variant, as every row of it is reported.
-    fn row(&self, status: Status, reason: Option<String>) -> Row {
-        let v = self.vector;
-        let mut r = Row::uniform(
-            &v.id,
-            self.target,
-            self.variant,
-            self.transport,
-            &v.control.via,
-            status,
-            reason,
-        );
-        r.transport_variant = self.transport_variant;
-        r
-    }
-}
 
 /// One run of a leg: the variables it ran with and what it recorded.
 #[derive(Debug, Clone, Copy)]
@@ -229,219 +110,6 @@ impl LegVerdict {
     }
 }
 
-/// Every capability a vector needs: its `requires`, its steps' and observations' `requires`,
-/// what the steps imply (V9: `Target.setAutoAttach`, `children` and `session: "child"` need
-/// `autoAttach`; `session: "browser"` needs `browserSession`; `Target.createBrowserContext` and
-/// `Target.disposeBrowserContext` need `browserContexts`), and `browserSession` for a
-/// `page-or-browser` call whose params carry a `browserContextId`. In the order
-/// `autoAttach`, `browserSession`, `browserContexts`, then other names sorted.
-pub fn required_capabilities(vector: &Vector) -> Vec<String> {
-    let mut set: BTreeSet<String> = BTreeSet::new();
-    set.extend(vector.requires.iter().flatten().cloned());
-    for step in vector.all_steps() {
-        set.extend(step.requires().iter().cloned());
-        let session = match step {
-            Step::Cdp(s) => s.session.as_deref(),
-            Step::Page(s) => s.session.as_deref(),
-            _ => None,
-        };
-        match session {
-            Some(SESSION_CHILD) => {
-                set.insert(CAP_AUTO_ATTACH.into());
-            }
-            Some(SESSION_BROWSER) => {
-                set.insert(CAP_BROWSER_SESSION.into());
-            }
-            _ => {}
-        }
-        match step {
-            Step::Children(_) => {
-                set.insert(CAP_AUTO_ATTACH.into());
-            }
-            Step::Cdp(s) => {
-                match s.cdp.as_str() {
-                    "Target.setAutoAttach" => {
-                        set.insert(CAP_AUTO_ATTACH.into());
-                    }
-                    "Target.createBrowserContext" | "Target.disposeBrowserContext" => {
-                        set.insert(CAP_BROWSER_CONTEXTS.into());
-                    }
-                    _ => {}
-                }
-                if session == Some(SESSION_PAGE_OR_BROWSER)
-                    && s.params
-                        .as_ref()
-                        .is_some_and(|p| p.contains_key("browserContextId"))
-                {
-                    set.insert(CAP_BROWSER_SESSION.into());
-                }
-            }
-            _ => {}
-        }
-    }
-    for (_, obs) in vector.observe.iter().flat_map(|o| o.iter()) {
-        set.extend(obs.requires.iter().flatten().cloned());
-    }
-    let known = [CAP_AUTO_ATTACH, CAP_BROWSER_SESSION, CAP_BROWSER_CONTEXTS];
-    let mut out: Vec<String> = known
-        .iter()
-        .filter(|k| set.contains(**k))
-        .map(|k| k.to_string())
-        .collect();
-    out.extend(set.into_iter().filter(|n| !known.contains(&n.as_str())));
-    out
-}
-
-/// Whether a vector is for a guard of `scope` (`any`, or that scope).
-pub fn in_scope(vector: &Vector, scope: Option<&str>) -> bool {
-    vector.is_for(scope)
-}
-
-/// Decides, before anything runs, whether a row is not run or skipped: text rows are
-/// `not-run`; then, in this order, the vector's own `skip` for the target, a missing
-/// capability (`not-supported:<cap>`), `not-observable`, a null origin the row needs
-/// (`not-applicable:no-<name>-origin`: the target, an origin a step of either leg references, or
-/// one a required check needs, §4.5), and a missing observer (`not-supported:unguarded-observer`:
-/// an unguarded control, or a required check that has no available alternative). `None`: run
-/// the row.
-pub fn precheck(spec: &RowSpec<'_>, env: &Environment) -> Option<Row> {
-    let v = spec.vector;
-    let row = |status: Status, reason: Option<String>| spec.row(status, reason);
-    if v.kind == KIND_TEXT {
-        return Some(row(Status::NotRun, None));
-    }
-    if v.kind != KIND_CDP {
-        let mut r = row(Status::Fail, None);
-        r.errors
-            .push(format!("kind {:?} is neither cdp nor text", v.kind));
-        return Some(r);
-    }
-    if let Some(skip) = v.skip.as_ref().filter(|s| s.target == spec.target) {
-        return Some(row(Status::Skip, Some(skip.reason.clone())));
-    }
-    if let Some(cap) = required_capabilities(v)
-        .into_iter()
-        .find(|c| !env.capabilities.has(c))
-    {
-        return Some(row(Status::Skip, Some(skip_capability(&cap))));
-    }
-    if spec.target == TARGET_OWN
-        && env.own_static
-        && v.observable.as_ref().and_then(|o| o.own) == Some(false)
-    {
-        return Some(row(Status::Skip, Some(SKIP_NOT_OBSERVABLE.into())));
-    }
-    let control = Vars::for_leg(&env.origins, Leg::Control, spec.target, "", "");
-    let guarded = Vars::for_leg(&env.origins, Leg::Guarded, spec.target, "", "");
-    if guarded.get("target").is_none() {
-        return Some(row(Status::Skip, Some(skip_no_origin(spec.target))));
-    }
-    let unguarded_control = v.control.via == VIA_UNGUARDED;
-    // (leg filter, vars, checks of which leg)
-    let mut runs = vec![
-        (Leg::Control, &control, Leg::Control),
-        (Leg::Guarded, &guarded, Leg::Guarded),
-    ];
-    if unguarded_control {
-        runs.push((Leg::Control, &guarded, Leg::Control));
-    }
-    let mut observer_needed = unguarded_control && !env.observer;
-    for (leg, vars, checks_of) in runs {
-        if let Some(name) = steps_null_reason(v, leg, vars) {
-            return Some(row(Status::Skip, Some(skip_no_origin(&name))));
-        }
-        for check in required_checks(v, checks_of) {
-            match requirement(check, vars, env.observer) {
-                Some(r) if r == SKIP_OBSERVER => observer_needed = true,
-                Some(r) => return Some(row(Status::Skip, Some(r))),
-                None => {}
-            }
-        }
-    }
-    if observer_needed {
-        return Some(row(Status::Skip, Some(SKIP_OBSERVER.into())));
-    }
-    None
-}
-
-/// The checks a leg requires: its judged observations' checks and, on the guarded leg, the
-/// liveCheck (`eitherWhen` is not required: when it can't be judged, it does not hold).
-fn required_checks(vector: &Vector, leg: Leg) -> Vec<&Check> {
-    let mut out: Vec<&Check> = super::expand::judged_names(vector, leg)
-        .into_iter()
-        .filter_map(|n| vector.observation(n).map(|o| &o.check))
-        .collect();
-    if leg == Leg::Guarded {
-        out.extend(vector.live_check.as_ref());
-    }
-    out
-}
-
-/// The first null origin a step running on `leg` references (a `children` step's nested
-/// steps by their own `on`).
-fn steps_null_reason(vector: &Vector, leg: Leg, vars: &Vars) -> Option<String> {
-    fn walk(steps: &[Step], leg: Leg, vars: &Vars) -> Option<String> {
-        for step in steps {
-            if !step.runs_on(leg.as_str()) {
-                continue;
-            }
-            let own = match step {
-                Step::Children(c) => serde_json::to_value(&c.r#where)
-                    .ok()
-                    .and_then(|w| vars.null_reason_in_value(&w)),
-                other => vars.null_reason_in_step(other),
-            };
-            if own.is_some() {
-                return own;
-            }
-            if let Some(n) = walk(step.children(), leg, vars) {
-                return Some(n);
-            }
-        }
-        None
-    }
-    walk(&vector.setup, leg, vars).or_else(|| walk(&vector.trigger, leg, vars))
-}
-
-/// What a check needs that is missing, by §4.5: a leaf referencing a null origin needs it
-/// (`not-applicable:no-<name>-origin`), an unguarded leaf needs the observer; `all` and `not`
-/// need what any operand needs; `any` needs something only when every alternative does (a
-/// null origin reported before the observer). `None`: the check can be judged.
-pub fn requirement(check: &Check, vars: &Vars, observer: bool) -> Option<String> {
-    match check {
-        Check::All(_) | Check::Not(_) => check
-            .operands()
-            .iter()
-            .find_map(|c| requirement(c, vars, observer)),
-        Check::Any(_) => {
-            let mut reasons = Vec::new();
-            for c in check.operands() {
-                match requirement(c, vars, observer) {
-                    None => return None,
-                    Some(r) => reasons.push(r),
-                }
-            }
-            prefer_origin(reasons)
-        }
-        leaf => leaf_requirement(leaf, vars, observer),
-    }
-}
-
-fn prefer_origin(reasons: Vec<String>) -> Option<String> {
-    reasons
-        .iter()
-        .find(|r| r.starts_with("not-applicable:"))
-        .cloned()
-        .or_else(|| reasons.into_iter().next())
-}
-
-fn leaf_requirement(check: &Check, vars: &Vars, observer: bool) -> Option<String> {
-    if let Some(name) = vars.null_reason_in_check(check) {
-        return Some(skip_no_origin(&name));
-    }
-    (check.observer() == Observer::Unguarded && !observer).then(|| SKIP_OBSERVER.to_string())
-}
-
 /// Judges a row after its legs ran: `control` holds the control's runs (one through the guard;
 /// with `via: "unguarded"`, two over the observer: against the ordinary origin, then against
 /// the protected stand-in), `guarded` the guarded leg. A row [`precheck`] skips is returned as
@@ -455,6 +123,46 @@ pub fn judge_row(
     if let Some(row) = precheck(spec, env) {
         return row;
     }
+    let v = spec.vector;
+    let (control_checks, guarded_checks) = (
+        LegChecks::new(v, Leg::Control),
+        LegChecks::new(v, Leg::Guarded),
+    );
+    let expanded: Vec<ExpandedChecks<'_>> = control
+        .iter()
+        .map(|r| control_checks.expand(r.vars))
+        .collect();
+    let control: Vec<JudgedRun<'_>> = control
+        .iter()
+        .zip(&expanded)
+        .map(|(run, checks)| JudgedRun { run: *run, checks })
+        .collect();
+    let guarded_expanded = guarded_checks.expand(guarded.vars);
+    let guarded = JudgedRun {
+        run: *guarded,
+        checks: &guarded_expanded,
+    };
+    judge_runs(spec, env, &control, &guarded)
+}
+
+/// One leg run with its checks, expanded once with the run's final variables (the driver's
+/// reads came from the same expansion).
+#[derive(Debug, Clone, Copy)]
+pub struct JudgedRun<'a> {
+    /// The run.
+    pub run: LegRun<'a>,
+    /// The checks judged on its leg ([`LegChecks::expand`] with `run.vars`).
+    pub checks: &'a ExpandedChecks<'a>,
+}
+
+/// Judges a row whose legs ran: [`judge_row`] for a row already gated (a
+/// [`RowPlan`](super::plan::RowPlan) that runs), with each run's checks already expanded.
+pub fn judge_runs(
+    spec: &RowSpec<'_>,
+    env: &Environment,
+    control: &[JudgedRun<'_>],
+    guarded: &JudgedRun<'_>,
+) -> Row {
     let v = spec.vector;
     let mut row = spec.row(Status::Pass, None);
     let mut skip: Option<String> = None;
@@ -484,12 +192,12 @@ pub fn judge_row(
         } else {
             "controlProtected"
         };
-        let verdict = judge_leg(v, Leg::Control, run, env.observer);
+        let verdict = leg_verdict(v, Leg::Control, run, env.observer);
         merge(&mut row, name, verdict, &mut skip, |r| &mut r.control);
     }
-    let verdict = judge_leg(v, Leg::Guarded, guarded, env.observer);
+    let verdict = leg_verdict(v, Leg::Guarded, guarded, env.observer);
     merge(&mut row, "guarded", verdict, &mut skip, |r| &mut r.guarded);
-    let verdict = judge_live(v, guarded, env.observer);
+    let verdict = live_verdict(v, guarded, env.observer);
     merge(&mut row, "live", verdict, &mut skip, |r| &mut r.live);
     if let Some(reason) = skip {
         return spec.row(Status::Skip, Some(reason));
@@ -527,6 +235,17 @@ fn merge(
 /// only for names in `designDependent`; on the guarded leg an `eitherWhen` that holds makes
 /// the expectation `"either"`. Errors the record carries fail the leg.
 pub fn judge_leg(vector: &Vector, leg: Leg, run: &LegRun<'_>, observer: bool) -> LegVerdict {
+    let checks = LegChecks::new(vector, leg).expand(run.vars);
+    let run = JudgedRun {
+        run: *run,
+        checks: &checks,
+    };
+    leg_verdict(vector, leg, &run, observer)
+}
+
+/// [`judge_leg`] on a run whose checks are expanded.
+fn leg_verdict(vector: &Vector, leg: Leg, judged: &JudgedRun<'_>, observer: bool) -> LegVerdict {
+    let run = &judged.run;
     let ctx = Ctx::new(vector, leg, run, observer);
     let expected = match leg {
         Leg::Control => &vector.control.expected,
@@ -565,8 +284,14 @@ pub fn judge_leg(vector: &Vector, leg: Leg, run: &LegRun<'_>, observer: bool) ->
             verdict.observations.insert(name.to_string(), None);
             continue;
         }
-        let truth = match ctx.evaluate(&obs.check) {
-            Ok(t) => t,
+        let Some((check, either_when)) = judged.checks.observation(name) else {
+            verdict
+                .errors
+                .push(format!("{name}: its check was not expanded for this leg"));
+            continue;
+        };
+        let truth = match check {
+            Ok(c) => ctx.node(c).truth,
             Err(e) => {
                 verdict.errors.push(format!("{name}: {e}"));
                 continue;
@@ -582,8 +307,8 @@ pub fn judge_leg(vector: &Vector, leg: Leg, run: &LegRun<'_>, observer: bool) ->
             .insert(name.to_string(), Some(observed));
         let mut want = *outcome;
         if leg == Leg::Guarded && want != Outcome::Either {
-            if let Some(when) = &obs.either_when {
-                if ctx.evaluate(when) == Ok(Truth::True) {
+            if let Some(Ok(when)) = either_when {
+                if ctx.node(when).truth == Truth::True {
                     want = Outcome::Either;
                 }
             }
@@ -624,6 +349,17 @@ pub fn judge_leg(vector: &Vector, leg: Leg, run: &LegRun<'_>, observer: bool) ->
 /// (events, results, sessions, a `not`, a beacon) fails. `executed`, `live` and `on: "control"`
 /// are not allowed in it.
 pub fn judge_live(vector: &Vector, run: &LegRun<'_>, observer: bool) -> LegVerdict {
+    let checks = LegChecks::new(vector, Leg::Guarded).expand(run.vars);
+    let run = JudgedRun {
+        run: *run,
+        checks: &checks,
+    };
+    live_verdict(vector, &run, observer)
+}
+
+/// [`judge_live`] on a run whose checks are expanded.
+fn live_verdict(vector: &Vector, judged: &JudgedRun<'_>, observer: bool) -> LegVerdict {
+    let run = &judged.run;
     let mut verdict = LegVerdict {
         status: Status::Fail,
         skip: None,
@@ -641,14 +377,20 @@ pub fn judge_live(vector: &Vector, run: &LegRun<'_>, observer: bool) -> LegVerdi
         return verdict;
     }
     let ctx = Ctx::new(vector, Leg::Guarded, run, observer);
-    let expanded = match run.vars.expand_check(check) {
-        Ok(c) => c,
-        Err(e) => {
+    let expanded = match judged.checks.live() {
+        Some(Ok(c)) => c,
+        None => {
+            verdict
+                .errors
+                .push("liveCheck: it was not expanded for this leg".into());
+            return verdict;
+        }
+        Some(Err(e)) => {
             verdict.errors.push(format!("liveCheck: {e}"));
             return verdict;
         }
     };
-    let node = ctx.node(&expanded);
+    let node = ctx.node(expanded);
     let mut errors = ctx.errors.into_inner();
     match node.truth {
         Truth::Skip(reason) => return LegVerdict::skipped(reason),

@@ -16,7 +16,9 @@ use super::{
     LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, PROBE_WAIT,
     SETTLE_DEFAULT_MS, SETTLE_EXTRA,
 };
-use crate::harness::runner::expand::{chain_start, LegStep, Phase, Vars};
+use crate::harness::runner::expand::{
+    chain_start, ExpandedChecks, LegChecks, LegStep, Phase, Vars,
+};
 use crate::harness::runner::js;
 use crate::harness::runner::record::{
     LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
@@ -27,11 +29,11 @@ use crate::vectors::{
 };
 
 /// See [`super::run_leg`].
-pub(super) fn run(
+pub(super) fn run<'v>(
     setup: &LegSetup,
     stand_in: Arc<dyn StandIn>,
-    reads: &dyn Fn(&Vars) -> Vec<Read>,
-) -> (Record, Vars) {
+    checks: &LegChecks<'v>,
+) -> (Record, Vars, ExpandedChecks<'v>) {
     let start_mark = stand_in.mark();
     let tag = setup.vars.tag().to_string();
     let leg = Arc::new(Leg {
@@ -112,7 +114,8 @@ pub(super) fn run(
 
     leg.refresh_session_urls();
     let vars = lock(&leg.vars).clone();
-    let wanted = reads(&vars);
+    let checks = checks.expand(&vars);
+    let wanted = checks.reads(&vars);
     let answers: Vec<(Read, Outcome)> = wanted
         .into_iter()
         .map(|r| {
@@ -131,7 +134,7 @@ pub(super) fn run(
     record.reads = answers;
     record.events = events;
     record.log = log;
-    (record, vars)
+    (record, vars, checks)
 }
 
 impl Leg {

@@ -32,14 +32,16 @@ mod util;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::expand::{LegStep, Vars};
-use super::record::{LogEntry, Read, Record};
+use super::expand::{ExpandedChecks, LegChecks, LegStep, Vars};
+use super::record::{LogEntry, Record};
 use super::transport::Transport;
 
+pub use super::plan::{
+    cookie_for, names_read, plants_canary, says_plant, uses_default_context, Plant,
+};
 pub use remote::RemoteStandIn;
 pub use rows::{
-    cookie_for, count_rows, names_read, new_tag, plants_canary, run, uses_default_context,
-    variant_delay, Clients, Guard, LegRequest, RowResult, RunOptions,
+    count_rows, new_tag, run, variant_delay, Clients, Guard, LegRequest, RowResult, RunOptions,
 };
 
 /// How long a page navigation, a page's load or a tab's first load may take.
@@ -75,24 +77,6 @@ pub trait StandIn: Send + Sync {
     fn since(&self, mark: u64, tag: &str) -> Vec<LogEntry>;
 }
 
-/// When a leg plants the canary outside the guard ([`plants_canary`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plant {
-    /// The row does not plant it.
-    No,
-    /// Before the first step (a check reads the canary, no step says where).
-    AtStart,
-    /// Where a `text` step says so ([`says_plant`]), in the browser context of the row's page
-    /// at that point.
-    AtText,
-}
-
-/// Whether a `text` step says the runner plants the canary: it names both.
-pub fn says_plant(text: &str) -> bool {
-    let t = text.to_ascii_lowercase();
-    t.contains("canary") && t.contains("plant")
-}
-
 /// What one leg runs with.
 #[derive(Clone)]
 pub struct LegSetup {
@@ -118,12 +102,12 @@ pub struct LegSetup {
 }
 
 /// Runs one leg over `setup.client` and returns what it recorded, with the leg's final
-/// variables. `reads` gives, from those variables, the observer reads the judge needs
-/// ([`super::expand::leg_reads`]); they are made before the leg's tabs close.
-pub fn run_leg(
+/// variables and `checks` expanded with them: the observer reads the judge needs come from that
+/// expansion ([`ExpandedChecks::reads`]), made before the leg's tabs close.
+pub fn run_leg<'v>(
     setup: &LegSetup,
     stand_in: Arc<dyn StandIn>,
-    reads: &dyn Fn(&Vars) -> Vec<Read>,
-) -> (Record, Vars) {
-    leg::run(setup, stand_in, reads)
+    checks: &LegChecks<'v>,
+) -> (Record, Vars, ExpandedChecks<'v>) {
+    leg::run(setup, stand_in, checks)
 }

@@ -1,7 +1,7 @@
 //! Rows: every (vector, target, variant) a run covers, each run as its legs and judged, over
 //! parallel slots.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -9,16 +9,16 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use super::util::lock;
-use super::{run_leg, says_plant, LegSetup, Plant, StandIn};
-use crate::harness::runner::expand::{leg_reads, leg_steps, Leg, Origins, Vars};
-use crate::harness::runner::js;
-use crate::harness::runner::judge::{
-    judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec,
+use super::{run_leg, LegSetup, StandIn};
+use crate::harness::runner::expand::{ExpandedChecks, Leg, Origins, Vars};
+use crate::harness::runner::judge::{judge_runs, JudgedRun, LegRun};
+use crate::harness::runner::plan::{
+    CapabilitySet, Environment, LegClient, LegContext, LegPlan, RowPlan, RowSpec, RunPlan,
 };
 use crate::harness::runner::record::Record;
 use crate::harness::runner::summary::Row;
 use crate::harness::runner::transport::Transport;
-use crate::vectors::{Check, Step, Vector, Vectors, VIA_UNGUARDED};
+use crate::vectors::{Vector, Vectors};
 
 /// One leg the runner is about to run: what a [`Guard`] is told when it connects.
 #[derive(Debug, Clone, Copy)]
@@ -251,109 +251,8 @@ fn base36(mut n: u64, min: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// The canary cookie's name for a tag: `canary-<tag>` (what the stand-in's `/plant?n=<tag>`
-/// sets when it is given no name).
-pub fn cookie_for(tag: &str) -> String {
-    format!("canary-{tag}")
-}
-
-/// When a row plants the canary outside the guard: where a `text` step says so (it names the
-/// canary and planting), else before its steps when a check reads the canary (`state`) or
-/// proves liveness by the stand-in's `/plant`; otherwise never.
-pub fn plants_canary(vector: &Vector) -> Plant {
-    let says = vector
-        .all_steps()
-        .iter()
-        .any(|s| matches!(s, Step::Text(t) if says_plant(&t.text)));
-    if says {
-        return Plant::AtText;
-    }
-    let mut checks: Vec<&Check> = vector.live_check.iter().collect();
-    for (_, o) in vector.observe.iter().flat_map(|o| o.iter()) {
-        checks.push(&o.check);
-    }
-    if checks
-        .iter()
-        .any(|c| serde_json::to_value(c).is_ok_and(|v| reads_canary(&v)))
-    {
-        Plant::AtStart
-    } else {
-        Plant::No
-    }
-}
-
-/// Whether a row calls `Storage.getCookies`, `Storage.setCookies` or `Storage.clearCookies`
-/// without a `browserContextId`: Chromium runs those on the default browser context whatever
-/// session carries them, so such a row runs in the default context.
-pub fn uses_default_context(vector: &Vector) -> bool {
-    vector.all_steps().iter().any(|s| match s {
-        Step::Cdp(c) => {
-            matches!(
-                c.cdp.as_str(),
-                "Storage.getCookies" | "Storage.setCookies" | "Storage.clearCookies"
-            ) && !c
-                .params
-                .as_ref()
-                .is_some_and(|p| p.contains_key("browserContextId"))
-        }
-        _ => false,
-    })
-}
-
-fn reads_canary(v: &Value) -> bool {
-    crate::json::any(v, &mut |node| {
-        node.as_object().is_some_and(|map| {
-            map.contains_key("state")
-                || map
-                    .get("served")
-                    .and_then(Value::as_str)
-                    .is_some_and(|s| s.contains("/plant"))
-        })
-    })
-}
-
-/// The `as` names a vector's checks read (`result`, `cookie.from`, `compare`, `filtered.from`,
-/// `reached`, `refused`): the background loads among them are awaited before a leg ends.
-pub fn names_read(vector: &Vector) -> Vec<String> {
-    fn walk(v: &Value, out: &mut BTreeSet<String>) {
-        crate::json::walk(v, &mut |_, node| {
-            let crate::json::Node::Value(Value::Object(map)) = node else {
-                return;
-            };
-            let is_cookie = map.contains_key("cookie") && map.contains_key("from");
-            for (k, item) in map {
-                match (k.as_str(), item) {
-                    ("result", Value::String(s)) => {
-                        out.insert(s.clone());
-                    }
-                    ("from", Value::String(s)) if is_cookie => {
-                        out.insert(s.clone());
-                    }
-                    ("compare" | "from" | "reached" | "refused", Value::Array(items)) => {
-                        out.extend(items.iter().filter_map(Value::as_str).map(str::to_string));
-                    }
-                    _ => {}
-                }
-            }
-        });
-    }
-    let mut out = BTreeSet::new();
-    if let Some(live) = &vector.live_check {
-        if let Ok(v) = serde_json::to_value(live) {
-            walk(&v, &mut out);
-        }
-    }
-    for (_, o) in vector.observe.iter().flat_map(|o| o.iter()) {
-        for c in std::iter::once(&o.check).chain(o.either_when.as_ref()) {
-            if let Ok(v) = serde_json::to_value(c) {
-                walk(&v, &mut out);
-            }
-        }
-    }
-    out.into_iter().collect()
-}
-
-/// Runs a row's legs and judges them.
+/// Runs a row's legs and judges them: the row's [`RowPlan`], each of its leg runs, then the
+/// judge on what they recorded.
 fn run_row(
     vector: &Vector,
     job: &Job,
@@ -374,128 +273,93 @@ fn run_row(
         observer: guard.has_observer(),
         own_static: guard.own_static(),
     };
-    let mut spec = RowSpec {
+    let spec = RowSpec {
         vector,
         target: &job.target,
         variant: &job.variant,
         transport: &transport,
         transport_variant: false,
     };
-    if let Some(row) = precheck(&spec, &env) {
-        return (row, Vec::new());
-    }
-    let request = |leg: Leg, run: usize| LegRequest {
-        vector,
-        target: &job.target,
-        variant: &job.variant,
-        detach_delay: job.delay,
-        slot,
-        leg,
-        run,
+    let plan = match RowPlan::new(spec, &env, new_tag) {
+        RowPlan::Decided(row) => return (row, Vec::new()),
+        RowPlan::Run(plan) => plan,
     };
-    // (run name, leg whose steps and expectation, vars leg, client is the observer, run index)
-    let mut plan: Vec<(&str, Leg, Leg, bool, usize)> = Vec::new();
-    if vector.control.via == VIA_UNGUARDED {
-        plan.push(("control", Leg::Control, Leg::Control, true, 0));
-        plan.push(("controlProtected", Leg::Control, Leg::Guarded, true, 1));
-    } else {
-        plan.push(("control", Leg::Control, Leg::Control, false, 0));
-    }
-    plan.push(("guarded", Leg::Guarded, Leg::Guarded, false, 0));
-
-    let mut runs: Vec<(String, Record, Vars)> = Vec::new();
+    let mut runs: Vec<(&str, Record, Vars, ExpandedChecks<'_>)> = Vec::new();
     let mut transport_variant = true;
-    for (name, leg, vars_leg, via_observer, run) in plan {
-        let req = request(leg, run);
-        let (record, vars, acknowledged) = run_one(
+    for leg in &plan.legs {
+        let req = LegRequest {
             vector,
-            &job.target,
-            &env,
-            leg,
-            vars_leg,
-            via_observer,
-            &req,
-            guard,
-            stand_in,
-        );
+            target: &job.target,
+            variant: &job.variant,
+            detach_delay: job.delay,
+            slot,
+            leg: leg.leg,
+            run: leg.run,
+        };
+        let (record, vars, checks, acknowledged) = run_one(&plan, leg, &req, guard, stand_in);
         transport_variant &= acknowledged;
-        runs.push((name.to_string(), record, vars));
+        runs.push((leg.name, record, vars, checks));
     }
+    let mut spec = plan.spec;
     spec.transport_variant = transport_variant;
-    let (guarded, controls) = runs.split_last().expect("the plan has a guarded run");
-    let control_runs: Vec<LegRun<'_>> = controls
+    let judged: Vec<JudgedRun<'_>> = runs
         .iter()
-        .map(|(_, record, vars)| LegRun { vars, record })
+        .map(|(_, record, vars, checks)| JudgedRun {
+            run: LegRun { vars, record },
+            checks,
+        })
         .collect();
-    let guarded_run = LegRun {
-        vars: &guarded.2,
-        record: &guarded.1,
-    };
-    let row = judge_row(&spec, &env, &control_runs, &guarded_run);
-    let records = runs.into_iter().map(|(n, r, _)| (n, r)).collect();
+    let (guarded, controls) = judged.split_last().expect("the plan has a guarded run");
+    let row = judge_runs(&spec, &env, controls, guarded);
+    drop(judged);
+    let records = runs
+        .into_iter()
+        .map(|(n, r, _, _)| (n.to_string(), r))
+        .collect();
     (row, records)
 }
 
-/// Runs one leg: connects, prepares its variables, context and steps, runs it and releases
-/// the clients. A failure to connect or prepare is a recorded error (which fails the leg).
-#[allow(clippy::too_many_arguments)]
-fn run_one(
-    vector: &Vector,
-    target: &str,
-    env: &Environment,
-    leg: Leg,
-    vars_leg: Leg,
-    via_observer: bool,
+/// Runs one leg run of a plan: connects, makes its browser context, runs it and releases the
+/// clients. Steps that do not build, a failure to connect or a missing observer are a recorded
+/// error (which fails the leg); the checks are then expanded with the planned variables.
+fn run_one<'v>(
+    plan: &RunPlan<'v>,
+    leg: &LegPlan<'v>,
     req: &LegRequest<'_>,
     guard: &dyn Guard,
     stand_in: &Arc<dyn StandIn>,
-) -> (Record, Vars, bool) {
-    let tag = new_tag();
-    let cookie = cookie_for(&tag);
-    let mut vars = Vars::for_leg(&env.origins, vars_leg, target, &tag, &cookie);
-    if let Some(log) = vars.get("log").map(str::to_string) {
-        vars.set("beacon", &js::beacon(&log, &tag));
-        vars.set("probe", &js::probe(&log, &tag));
-    }
-    if let Some(ordinary) = vars.get("ordinary").map(str::to_string) {
-        vars.set("responseOrigin", &ordinary);
-    }
-    let failed = |vars: Vars, why: String| {
+) -> (Record, Vars, ExpandedChecks<'v>, bool) {
+    let failed = |why: String| {
         let record = Record {
-            tag: tag.clone(),
+            tag: leg.vars.tag().to_string(),
             errors: vec![why],
             ..Record::default()
         };
-        (record, vars, false)
+        let checks = leg.checks.expand(&leg.vars);
+        (record, leg.vars.clone(), checks, false)
     };
-    let steps = match leg_steps(vector, leg, &vars) {
-        Ok(s) => s,
-        Err(e) => return failed(vars, format!("steps: {e}")),
+    let steps = match &leg.steps {
+        Ok(s) => s.clone(),
+        Err(e) => return failed(e.clone()),
     };
     let clients = match guard.connect(req) {
         Ok(c) => c,
-        Err(e) => return failed(vars, format!("connect: {e}")),
+        Err(e) => return failed(format!("connect: {e}")),
     };
-    let client = if via_observer {
-        match &clients.observer {
+    let client = match leg.client {
+        LegClient::Observer => match &clients.observer {
             Some(o) => Arc::clone(o),
             None => {
                 if let Some(close) = clients.close {
                     close();
                 }
-                return failed(vars, "an unguarded control needs the observer".into());
+                return failed("an unguarded control needs the observer".into());
             }
-        }
-    } else {
-        Arc::clone(&clients.guarded)
+        },
+        LegClient::Guard => Arc::clone(&clients.guarded),
     };
-    let plant = plants_canary(vector);
-    // Every leg runs in a fresh browser context when the transport can make one: cookies,
-    // storage, permissions and the HTTP auth cache of one leg never reach the next (a Basic
-    // answer cached for an origin would be sent unasked, and no challenge would come).
-    let fresh = !uses_default_context(vector);
-    let context = if fresh && env.capabilities.browser_contexts {
-        client
+    let context = match plan.context {
+        LegContext::Fresh => client
             .send(
                 "Target.createBrowserContext",
                 json!({ "disposeOnDetach": true }),
@@ -506,23 +370,20 @@ fn run_one(
                 r.get("browserContextId")
                     .and_then(Value::as_str)
                     .map(str::to_string)
-            })
-    } else {
-        None
+            }),
+        LegContext::Default => None,
     };
     let setup = LegSetup {
         client: Arc::clone(&client),
         observer: clients.observer.clone(),
-        vars,
+        vars: leg.vars.clone(),
         steps,
         detach_delay: req.detach_delay,
         context: context.clone(),
-        plant,
-        awaited: names_read(vector),
+        plant: plan.plant,
+        awaited: plan.awaited.clone(),
     };
-    let (record, vars) = run_leg(&setup, Arc::clone(stand_in), &|vars| {
-        leg_reads(vector, leg, vars)
-    });
+    let (record, vars, checks) = run_leg(&setup, Arc::clone(stand_in), &leg.checks);
     if let Some(ctx) = context {
         let _ = client.send(
             "Target.disposeBrowserContext",
@@ -536,7 +397,7 @@ fn run_one(
     if let Some(close) = clients.close {
         close();
     }
-    (record, vars, acknowledged)
+    (record, vars, checks, acknowledged)
 }
 
 #[cfg(test)]
@@ -559,30 +420,6 @@ mod tests {
         assert_eq!(variant_delay(&set, "lagging-8s"), Some(8000));
         assert_eq!(variant_delay(&set, "slow-250ms"), Some(250));
         assert_eq!(variant_delay(&set, "nope"), None);
-    }
-
-    #[test]
-    fn canary_rows_are_found() {
-        let set = crate::vectors::vectors();
-        let plants: Vec<&str> = set
-            .vectors
-            .iter()
-            .filter(|v| plants_canary(v) != Plant::No)
-            .map(|v| v.id.as_str())
-            .collect();
-        assert!(plants.contains(&"C6.write-cookie"), "{plants:?}");
-        assert!(plants.contains(&"B4.request-cookies"), "{plants:?}");
-        assert!(!plants.contains(&"C1.script-nav"), "{plants:?}");
-    }
-
-    #[test]
-    fn names_read_include_results_and_cookie_sources() {
-        let set = crate::vectors::vectors();
-        let v = set.vector("C5.guessed-id.fulfill").unwrap();
-        let names = names_read(v);
-        assert!(names.contains(&"guesses".to_string()) && names.contains(&"victim".to_string()));
-        let v = set.vector("C6.read-cookies").unwrap();
-        assert!(names_read(v).contains(&"read".to_string()));
     }
 
     #[test]
