@@ -40,6 +40,7 @@ const OPEN: &[(&str, u8)] = &[
     ("c1.oopif-copy", 1),
     ("c1.oopif-paste", 1),
     ("c1.oopif-ime", 1),
+    ("c1.nested-oopif-insert-text", 1),
     ("c2.inflight-redirect", 2),
     ("c2.sw-navigation", 2),
     ("c2.bfcache-back", 2),
@@ -91,28 +92,46 @@ fn run_leg(
     first: usize,
     workers: usize,
 ) -> Result<Vec<(usize, LegResult)>, String> {
-    let leg = Leg::start(guarded)?;
+    let mut leg = Leg::start(guarded)?;
     let only = std::env::var("ATTACKS_ONLY").unwrap_or_default();
-    Ok(attacks
-        .iter()
-        .enumerate()
-        .skip(first)
-        .step_by(workers)
-        .map(|(i, a)| {
-            if !only.is_empty() && !only.split(',').any(|o| a.id.contains(o)) {
-                let res = Err(Stop::Setup("skipped by ATTACKS_ONLY".into()));
-                return (
-                    i,
-                    LegResult {
-                        res,
-                        took: Duration::ZERO,
-                    },
-                );
-            }
-            let (res, took) = leg.run(a);
-            (i, LegResult { res, took })
-        })
-        .collect())
+    let mut out = Vec::new();
+    for (i, a) in attacks.iter().enumerate().skip(first).step_by(workers) {
+        if !only.is_empty() && !only.split(',').any(|o| a.id.contains(o)) {
+            let res = Err(Stop::Setup("skipped by ATTACKS_ONLY".into()));
+            out.push((
+                i,
+                LegResult {
+                    res,
+                    took: Duration::ZERO,
+                },
+            ));
+            continue;
+        }
+        // Unguarded, every attack gets a second try (a slow machine is no reason to call
+        // it useless); through the proxy, one on OPEN gets three (so a slow run does not
+        // look like a fix), the others their own.
+        let open = OPEN.iter().any(|(id, _)| *id == a.id);
+        let tries = match (guarded, open) {
+            (false, _) => a.tries.max(2),
+            (true, true) => a.tries.max(3),
+            (true, false) => a.tries,
+        };
+        let (mut res, mut took) = leg.run(a, tries);
+        if leg.observer.is_closed() {
+            // The browser died (under the attack, or on its own): say so, start a fresh
+            // one, and run the attack again there.
+            println!(
+                "note: the {} browser died during {} ({}); restarted",
+                leg.name,
+                a.id,
+                describe(&res)
+            );
+            leg = Leg::start(guarded)?;
+            (res, took) = leg.run(a, tries);
+        }
+        out.push((i, LegResult { res, took }));
+    }
+    Ok(out)
 }
 
 /// Runs a leg on `workers` browsers at once: one result per attack, in order.

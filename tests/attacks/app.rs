@@ -11,7 +11,7 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `/app?t=<tag>` | the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
+//! | `/app?t=<tag>[&ms=<n>]` | (after `n` ms) the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
 //! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy; `?sw=1` on the page registers `/sw.js?k=<secret>` |
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
 //! | `/secret.js` | a script holding the secret in a closure (no global) |
@@ -407,6 +407,9 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
     let tag = hit.param("t").unwrap_or_default();
     match hit.path() {
         "/app" | "/cached" => {
+            if let Some(ms) = hit.param("ms").and_then(|m| m.parse::<u64>().ok()) {
+                thread::sleep(Duration::from_millis(ms.min(20_000)));
+            }
             let mut a = html(app_page(&tag, secret, ""));
             a.1.push(("Set-Cookie", format!("session={secret}; Path=/; HttpOnly")));
             a.1.push(("Set-Cookie", format!("vaultjs={secret}; Path=/")));

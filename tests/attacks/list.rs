@@ -31,12 +31,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c1.oopif-paste", "the client's text copied, then a paste editing command in the vault frame's input", oopif_paste),
         A::new("c1.oopif-ime", "Input.imeSetComposition into the vault frame's input", oopif_ime),
         A::new("c1.oopif-auto-attach", "Target.setAutoAttach on the client's page: a session to the vault frame", oopif_auto_attach).tries(3),
+        A::new("c1.nested-oopif-insert-text", "a vault frame nested two out-of-process levels down the client's page (pointed there by javascript: in the middle frame), then a click and Input.insertText", nested_oopif_insert_text),
         A::new("c1.created-frame-snapshot", "Page.captureSnapshot of a created target that frames the vault", created_frame_snapshot).tries(3),
         // Class 2: documents committing without the document interception.
         A::new("c2.inflight-redirect", "a slow ordinary redirect to the vault, attached during the hop, with an init script", inflight_redirect).tries(3),
         A::new("c2.inflight-binding", "a slow ordinary redirect to the vault, attached during the hop: Runtime.addBinding called with the secret", inflight_binding).tries(3),
         A::new("c2.inflight-set-document-content", "a slow ordinary redirect to the vault, attached during the hop: Page.setDocumentContent once it commits", inflight_set_document_content).tries(2),
         A::new("c2.inflight-file-input", "a slow ordinary redirect to the vault, attached during the hop: DOM.setFileInputFiles on its file input", inflight_file_input).tries(2),
+        A::new("c2.inflight-user-navigation", "the user's ordinary tab is navigating to a slow vault page when the client attaches, with an init script", inflight_user_navigation).tries(3),
         A::new("c2.own-page-slow-redirect", "the client's own attached page follows a slow redirect to the vault", own_page_slow_redirect).tries(3),
         A::new("c2.sw-navigation", "the client's page navigates to a page the vault's service worker answers, with an init script", sw_navigation).tries(3),
         A::new("c2.sw-page-navigate", "Page.navigate to a page the vault's service worker answers", sw_page_navigate),
@@ -2130,7 +2132,7 @@ fn auto_attach_webui(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     sleep(500);
-    deep_text_holds_secret(ctx, &s, "chrome://history in an internal target", 5000)
+    deep_text_holds_secret(ctx, &s, "chrome://history in an internal target", 8000)
 }
 
 fn coverage_same_site(ctx: &Ctx) -> Res {
@@ -2183,4 +2185,61 @@ fn set_permission(ctx: &Ctx) -> Res {
             "the vault's MIDI permission: {state}"
         )))
     }
+}
+
+// ---- batch 5 ----
+
+fn nested_oopif_insert_text(ctx: &Ctx) -> Res {
+    // ordinary.test frames plain.example (0,0 400x300), which frames cross.example at its (0,0).
+    let middle = format!(
+        "http://plain.example/page?t=m&frame={}",
+        encode("http://cross.example/page?t=x")
+    );
+    let (_, s) = client_page(ctx, Some(&middle))?;
+    let f = frame_id(ctx, &s)?;
+    sleep(300);
+    // The middle frame's own script points its frame at the vault.
+    let _ = ctx.send(
+        "Page.navigate",
+        json!({"frameId": f, "url": format!("javascript:void(document.getElementById('f').src = {})", json!(ctx.vault("/app")))}),
+        Some(&s),
+    );
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Failed("the nested vault frame never loaded".into()));
+    }
+    sleep(300);
+    click(ctx, &s, 100.0, 55.0)?;
+    sleep(200);
+    let text = format!("nested-{}", ctx.tag);
+    ctx.send("Input.insertText", json!({"text": text}), Some(&s))?;
+    app_saw(ctx, "typed", &text)
+}
+
+fn inflight_user_navigation(ctx: &Ctx) -> Res {
+    let start = ctx.url("http://ordinary.test", "/page");
+    let tab = ctx.user_open(&start)?;
+    let us = ctx.user_session(&tab)?;
+    // The user follows a link to the vault, whose server takes 2 s to answer.
+    let _ = ctx.obs().send(
+        "Runtime.evaluate",
+        json!({"expression": format!("location.href = {}; true", json!(ctx.vault("/app?ms=2000")))}),
+        Some(&us),
+    );
+    let _ = ctx
+        .obs()
+        .send("Target.detachFromTarget", json!({"sessionId": us}), None);
+    ctx.app()
+        .wait(Duration::from_secs(3), |h| {
+            h.path() == "/app" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the vault was never requested".into()))?;
+    let s = ctx.attach(&tab)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    ctx.exfil_loop(&s, 4000);
+    ctx.exfiltrated(2000)
 }

@@ -226,12 +226,12 @@ impl Leg {
             .send("Browser.resetPermissions", json!({}), None);
     }
 
-    /// Runs `attack` with a fresh client (up to [`Attack::tries`] times until it works);
-    /// cleans up after each try.
-    pub fn run(&self, attack: &Attack) -> (Res, Duration) {
+    /// Runs `attack` with a fresh client (up to `tries` times until it works); cleans up
+    /// after each try.
+    pub fn run(&self, attack: &Attack, tries: u32) -> (Res, Duration) {
         let started = Instant::now();
         let mut last = Err(Stop::Setup("never tried".into()));
-        for n in 0..attack.tries.max(1) {
+        for n in 0..tries.max(1) {
             last = self.run_once(attack, n);
             if !matches!(last, Err(Stop::Failed(_))) {
                 break;
