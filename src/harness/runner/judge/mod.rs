@@ -19,7 +19,7 @@
 //! | `beacon: O` | a `/beacon` entry whose `origin` query (decoded) is `O`; an entry without an `origin` query counts for its own origin (the stand-in CSP document's inline beacon) |
 //! | `served: U` (`origin`: `O` + path) | an entry with that exact URL; a URL without a query also matches entries with one (`/plant` is `/plant?tag=…`) |
 //! | `header: h, on: U, value?` | an entry for `U` carrying header `h` (with `value`, one of its comma-separated values equal to it) |
-//! | `hops: H, to: T` | every URL of the chain ([`chain_urls`]) has an entry |
+//! | `hops: H, to: T` | every URL of the chain ([`chain_urls`](super::expand::chain_urls)) has an entry |
 //! | `pre: U` | a `/live` entry with `step=pre` and `to` = the URL: a string, a chain's `index`, else the chain's first URL (the one the page action loads) |
 //! | `loaded: U` | an entry for the URL (a string, a chain's `index`, else the chain's `to`), or a `/live` heartbeat (not `step=pre`) on its origin whose `n` is the URL's `n` |
 //! | `event: m, where?` | a delivered event `{method, params, sessionId}` with method `m` matching `where` |
