@@ -49,7 +49,13 @@ mod error;
 mod http;
 #[cfg(feature = "serde")]
 mod json;
+// Process-level helpers written once: running as root, a poison-tolerant lock.
 pub mod ports;
+#[cfg(any(feature = "launch", feature = "guard-runner", feature = "guard-proxy"))]
+mod sys;
+// The one percent-decoder: paths and hosts (the matcher), query strings (the guard harness).
+#[cfg(any(feature = "protected", feature = "guard-runner"))]
+mod percent;
 pub use error::Error;
 
 #[cfg(feature = "serde")]

@@ -13,7 +13,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use tungstenite::protocol::frame::{CloseFrame, Frame};
@@ -92,9 +92,7 @@ impl Write for ReadHalf {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sys::lock;
 
 /// The write side of a WebSocket connection: whole frames under one lock, masked when this
 /// end is the client.

@@ -24,7 +24,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -210,9 +210,7 @@ fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
         .map_err(|why| format!("{host}:{port}{path}: {why}"))
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sys::lock;
 
 fn accept_loop(listener: TcpListener, context: Arc<Context>, stop: Arc<AtomicBool>) {
     for stream in listener.incoming() {

@@ -37,7 +37,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -156,9 +156,7 @@ struct State {
     more_errors: usize,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+use crate::sys::lock;
 
 impl Shared {
     /// Ends the connection (first reason wins): every pending call fails with the reason.

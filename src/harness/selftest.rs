@@ -82,16 +82,7 @@ pub const BACKGROUND_FLAGS: [&str; 3] = [
 ];
 
 /// Whether this process runs as root on Linux (Chromium then needs `--no-sandbox`).
-fn running_as_root() -> bool {
-    std::env::consts::OS == "linux"
-        && std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|ids| ids.split_whitespace().nth(1))
-                == Some("0")
-        })
-}
+use crate::sys::running_as_root;
 
 /// Switches that keep a headless Chromium quiet on a closed network.
 pub const QUIET_FLAGS: [&str; 5] = [
@@ -230,13 +221,9 @@ impl Chromium {
         let file = self.dir.join("DevToolsActivePort");
         let started = Instant::now();
         loop {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                let mut lines = text.lines();
-                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                    if let Ok(port) = port.trim().parse::<u16>() {
-                        return Ok(format!("ws://127.0.0.1:{port}{}", path.trim()));
-                    }
-                }
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            if let Some(active) = crate::catalog::ActivePort::parse(&text) {
+                return Ok(active.websocket_url());
             }
             if let Some(child) = self.child.as_mut() {
                 if let Ok(Some(status)) = child.try_wait() {

@@ -341,15 +341,5 @@ pub fn listed_entry(os: Os, port: u16) -> Result<crate::discovery::Entry, Error>
 /// Whether this process runs as root on Linux (effective uid 0, from `/proc/self/status`):
 /// Chromium refuses to start as root with its sandbox on, so a caller adds `--no-sandbox`.
 pub fn running_as_root() -> bool {
-    if std::env::consts::OS != "linux" {
-        return false;
-    }
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
-        return false;
-    };
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|ids| ids.split_whitespace().nth(1))
-        == Some("0")
+    crate::sys::running_as_root()
 }

@@ -27,6 +27,7 @@
 
 use super::rules::Rules;
 use super::syntax::trim_dot_bytes;
+use crate::percent::hex;
 
 /// The longest host (after mapping) the lenient path builds on the stack.
 pub(super) const HOST_MAX: usize = 256;
@@ -219,15 +220,6 @@ impl Iterator for Cleaned<'_> {
                 return Some(b);
             }
         }
-    }
-}
-
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
     }
 }
 

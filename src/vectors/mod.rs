@@ -45,8 +45,8 @@ pub use shapes::{BlockSpec, CallNames, CanaryState, Chain, Filtered, UrlRef};
 #[cfg(any(feature = "cli", feature = "guard-runner"))]
 pub(crate) use step::flatten;
 pub use step::{
-    Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop, PageStep, Refusal, Settle,
-    SettleStep, Step, StepKind, TextStep, WaitStep, Where,
+    capabilities_needed, Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop,
+    PageStep, Refusal, Settle, SettleStep, Step, StepKind, TextStep, WaitStep, Where,
 };
 #[cfg(feature = "cli")]
 pub(crate) use step::{Flat, Legs};

@@ -355,10 +355,68 @@ pub struct Guess {
     pub extra: Map<String, Value>,
 }
 
+/// Rule V9, the one place it is written: the capabilities a step needs, each with why. The spec:
+/// "every Target.setAutoAttach, children, child-session, browser-session and browser-context
+/// step has the matching requires". `cdp` is the step's `cdp` method (a `cdp` step), `children`
+/// whether it is a `children` step, `session` its `session`. A `page-or-browser` call with a
+/// `browserContextId` is not among them: the spec makes that a runtime skip
+/// (`not-supported:browserSession`), not a rule of the file.
+///
+/// ```
+/// use slicc_browsers::vectors::{capabilities_needed, CAP_AUTO_ATTACH, CAP_BROWSER_SESSION};
+/// assert_eq!(
+///     capabilities_needed(Some("Target.setAutoAttach"), false, Some("browser")),
+///     [(CAP_AUTO_ATTACH, "Target.setAutoAttach"), (CAP_BROWSER_SESSION, "session: browser")]
+/// );
+/// assert!(capabilities_needed(Some("Runtime.evaluate"), false, Some("page")).is_empty());
+/// ```
+pub fn capabilities_needed(
+    cdp: Option<&str>,
+    children: bool,
+    session: Option<&str>,
+) -> Vec<(&'static str, &'static str)> {
+    use super::vocabulary::{
+        CAP_AUTO_ATTACH, CAP_BROWSER_CONTEXTS, CAP_BROWSER_SESSION, SESSION_BROWSER, SESSION_CHILD,
+    };
+    let mut out = Vec::new();
+    if cdp == Some("Target.setAutoAttach") {
+        out.push((CAP_AUTO_ATTACH, "Target.setAutoAttach"));
+    }
+    if children {
+        out.push((CAP_AUTO_ATTACH, "a children step"));
+    }
+    match session {
+        Some(SESSION_CHILD) => out.push((CAP_AUTO_ATTACH, "session: child")),
+        Some(SESSION_BROWSER) => out.push((CAP_BROWSER_SESSION, "session: browser")),
+        _ => {}
+    }
+    if matches!(
+        cdp,
+        Some("Target.createBrowserContext" | "Target.disposeBrowserContext")
+    ) {
+        out.push((
+            CAP_BROWSER_CONTEXTS,
+            "Target.createBrowserContext and Target.disposeBrowserContext",
+        ));
+    }
+    out
+}
+
 impl Step {
     /// Whether the step runs on `leg` (`control` or `guarded`).
     pub fn runs_on(&self, leg: &str) -> bool {
         self.on().is_none_or(|on| on == leg)
+    }
+
+    /// The capabilities the step must list in its `requires` (rule V9), each with why: see
+    /// [`capabilities_needed`].
+    pub fn needs(&self) -> Vec<(&'static str, &'static str)> {
+        let (cdp, session) = match self {
+            Step::Cdp(s) => (Some(s.cdp.as_str()), s.session.as_deref()),
+            Step::Page(s) => (None, s.session.as_deref()),
+            _ => (None, None),
+        };
+        capabilities_needed(cdp, matches!(self, Step::Children(_)), session)
     }
 
     /// The capabilities listed on the step itself.

@@ -10,6 +10,7 @@ pub mod drive;
 pub mod expand;
 pub mod js;
 pub mod judge;
+mod logurl;
 pub mod plan;
 pub mod predicate;
 pub mod record;

@@ -17,34 +17,14 @@ fn method(step: &Value) -> Option<&str> {
         .or(step[StepKind::Guess.as_str()]["cdp"].as_str())
 }
 
-/// requires (V9): the capabilities a step must list, each with why. The spec: "every
-/// Target.setAutoAttach, children, child-session, browser-session and browser-context step has
-/// the matching requires". A `page-or-browser` call with a `browserContextId` is not among
-/// them: the spec makes it a runtime skip (`not-supported:browserSession`).
+/// requires (V9): the capabilities a step must list, each with why, from the raw step (the
+/// rule itself is [`g::capabilities_needed`]).
 fn needed(step: &Value) -> Vec<(&'static str, &'static str)> {
-    let mut out = Vec::new();
-    let m = step[StepKind::Cdp.as_str()].as_str();
-    if m == Some("Target.setAutoAttach") {
-        out.push((g::CAP_AUTO_ATTACH, "Target.setAutoAttach"));
-    }
-    if step.get(StepKind::Children.as_str()).is_some() {
-        out.push((g::CAP_AUTO_ATTACH, "a children step"));
-    }
-    match step["session"].as_str() {
-        Some(g::SESSION_CHILD) => out.push((g::CAP_AUTO_ATTACH, "session: child")),
-        Some(g::SESSION_BROWSER) => out.push((g::CAP_BROWSER_SESSION, "session: browser")),
-        _ => {}
-    }
-    if matches!(
-        m,
-        Some("Target.createBrowserContext" | "Target.disposeBrowserContext")
-    ) {
-        out.push((
-            g::CAP_BROWSER_CONTEXTS,
-            "Target.createBrowserContext and Target.disposeBrowserContext",
-        ));
-    }
-    out
+    g::capabilities_needed(
+        step[StepKind::Cdp.as_str()].as_str(),
+        step.get(StepKind::Children.as_str()).is_some(),
+        step["session"].as_str(),
+    )
 }
 
 /// Whether the step is a `cdp` or `page` step (V4).

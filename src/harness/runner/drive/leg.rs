@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::pump::pump;
 use super::state::{ActionMark, AnswerRule, Background, ChildRule, Leg, Session};
-use super::util::{call_outcome, eval_outcome, ids_between, is_beacon, lock, session_gone};
+use super::util::{call_outcome, eval_outcome, ids_between, lock, session_gone};
 use super::{
     LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, LOAD_TIMEOUT, POLL, PROBE_WAIT,
     SETTLE_DEFAULT_MS, SETTLE_EXTRA,
@@ -20,6 +20,7 @@ use crate::harness::runner::expand::{
     chain_start, ExpandedChecks, LegChecks, LegStep, Phase, Vars,
 };
 use crate::harness::runner::js;
+use crate::harness::runner::logurl::is_beacon;
 use crate::harness::runner::record::{
     LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
 };

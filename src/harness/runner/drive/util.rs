@@ -1,79 +1,13 @@
 //! Small pieces the driver's parts share: outcomes of calls, the stand-in log's URLs, request
 //! ids.
 
-use std::sync::{Mutex, MutexGuard};
-
 use serde_json::{json, Value};
 
 use super::MAX_GUESSES;
-use crate::harness::runner::record::{LogEntry, Outcome};
+use crate::harness::runner::record::Outcome;
 use crate::harness::runner::transport::CallError;
 
-/// Decodes `%XX` escapes and `+` (as a space) of a query component.
-pub fn decode_component(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                    }
-                    None => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// A logged URL's path (`/beacon`) and decoded query parameters.
-pub fn split_url(url: &str) -> (String, Vec<(String, String)>) {
-    let after_scheme = url.split_once("://").map_or(url, |(_, r)| r);
-    let path_and_query = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]);
-    let path_and_query = path_and_query
-        .split_once('#')
-        .map_or(path_and_query, |(p, _)| p);
-    let (path, query) = path_and_query
-        .split_once('?')
-        .unwrap_or((path_and_query, ""));
-    let params = query
-        .split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode_component(k), decode_component(v))
-        })
-        .collect();
-    (path.to_string(), params)
-}
-
-/// Whether a logged request is a beacon tagged `tag` from `origin`.
-pub fn is_beacon(entry: &LogEntry, tag: &str, origin: &str) -> bool {
-    let (path, params) = split_url(&entry.url);
-    path == "/beacon"
-        && params.iter().any(|(k, v)| k == "tag" && v == tag)
-        && params.iter().any(|(k, v)| k == "origin" && v == origin)
-}
-
-pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+pub(super) use crate::sys::lock;
 
 /// A CDP answer as an outcome value: `{ok: true, result}` or `{ok: false, error: {code,
 /// message}}`; a timeout or a broken transport is no value.
@@ -196,30 +130,6 @@ mod tests {
         assert!(ids_between("a-1.0", "b-3.0").is_empty(), "two parts differ");
         assert!(ids_between("", "x").is_empty());
         assert_eq!(ids_between("j-1", "j-1000").len(), 64, "bounded");
-    }
-
-    #[test]
-    fn beacons_are_read_from_the_query() {
-        let entry = |url: &str| LogEntry {
-            url: url.into(),
-            method: "POST".into(),
-            headers: Default::default(),
-            time: 0,
-        };
-        let b = entry("http://log.test/beacon?tag=t1&origin=http%3A%2F%2Fa.test&href=x");
-        assert!(is_beacon(&b, "t1", "http://a.test"));
-        assert!(!is_beacon(&b, "t2", "http://a.test"));
-        assert!(!is_beacon(&b, "t1", "http://b.test"));
-        assert!(!is_beacon(
-            &entry("http://log.test/live?tag=t1&origin=http%3A%2F%2Fa.test"),
-            "t1",
-            "http://a.test"
-        ));
-        assert_eq!(
-            split_url("http://h/p?a=%41+b&c").1,
-            [("a".into(), "A b".into()), ("c".into(), String::new())]
-        );
-        assert_eq!(decode_component("%zz%4"), "%zz%4");
     }
 
     #[test]

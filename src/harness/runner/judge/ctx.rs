@@ -67,13 +67,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn beacon(&self, origin: &str) -> bool {
-        self.log.iter().any(|e| {
-            e.path == "/beacon"
-                && match e.param("origin") {
-                    Some(o) => o == origin,
-                    None => e.origin == origin,
-                }
-        })
+        self.log.iter().any(|e| e.is_beacon_from(origin))
     }
 
     pub(super) fn logged(&self, url: &str) -> bool {

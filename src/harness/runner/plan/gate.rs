@@ -9,8 +9,7 @@ use crate::harness::runner::expand::{judged_names, Leg, Origins, Vars};
 use crate::harness::runner::summary::{Row, Status};
 use crate::vectors::{
     Check, Observer, Step, Vector, CAP_AUTO_ATTACH, CAP_BROWSER_CONTEXTS, CAP_BROWSER_SESSION,
-    KIND_CDP, KIND_TEXT, SESSION_BROWSER, SESSION_CHILD, SESSION_PAGE_OR_BROWSER, TARGET_OWN,
-    VIA_UNGUARDED,
+    KIND_CDP, KIND_TEXT, SESSION_PAGE_OR_BROWSER, TARGET_OWN, VIA_UNGUARDED,
 };
 
 pub use crate::harness::runner::summary::SKIP_OBSERVER;
@@ -148,43 +147,18 @@ pub fn required_capabilities(vector: &Vector) -> Vec<String> {
     set.extend(vector.requires.iter().flatten().cloned());
     for step in vector.all_steps() {
         set.extend(step.requires().iter().cloned());
-        let session = match step {
-            Step::Cdp(s) => s.session.as_deref(),
-            Step::Page(s) => s.session.as_deref(),
-            _ => None,
-        };
-        match session {
-            Some(SESSION_CHILD) => {
-                set.insert(CAP_AUTO_ATTACH.into());
-            }
-            Some(SESSION_BROWSER) => {
+        // V9: what the step needs whether or not it lists it.
+        set.extend(step.needs().into_iter().map(|(cap, _)| cap.to_string()));
+        // The runtime rule beside V9: a `page-or-browser` call naming a browser context needs
+        // the browser session (the spec's `not-supported:browserSession` skip).
+        if let Step::Cdp(s) = step {
+            if s.session.as_deref() == Some(SESSION_PAGE_OR_BROWSER)
+                && s.params
+                    .as_ref()
+                    .is_some_and(|p| p.contains_key("browserContextId"))
+            {
                 set.insert(CAP_BROWSER_SESSION.into());
             }
-            _ => {}
-        }
-        match step {
-            Step::Children(_) => {
-                set.insert(CAP_AUTO_ATTACH.into());
-            }
-            Step::Cdp(s) => {
-                match s.cdp.as_str() {
-                    "Target.setAutoAttach" => {
-                        set.insert(CAP_AUTO_ATTACH.into());
-                    }
-                    "Target.createBrowserContext" | "Target.disposeBrowserContext" => {
-                        set.insert(CAP_BROWSER_CONTEXTS.into());
-                    }
-                    _ => {}
-                }
-                if session == Some(SESSION_PAGE_OR_BROWSER)
-                    && s.params
-                        .as_ref()
-                        .is_some_and(|p| p.contains_key("browserContextId"))
-                {
-                    set.insert(CAP_BROWSER_SESSION.into());
-                }
-            }
-            _ => {}
         }
     }
     for (_, obs) in vector.observe.iter().flat_map(|o| o.iter()) {
