@@ -367,3 +367,49 @@ fn spec_harness_example_runs() {
     }
     let _ = ran;
 }
+
+/// `corpus::dump` (what the Go module's cross-language test compares with): every case on
+/// each of the three OSes, on the documented homes, with the helpers' own answers.
+#[test]
+fn dump_holds_every_case_on_every_os_with_the_helpers_answers() {
+    let c = corpus();
+    let cat = slicc_browsers::catalog();
+    let dump = corpus::dump(&c, &cat);
+    assert_eq!(dump["selfPid"], corpus::DUMP_SELF_PID);
+    let cases = dump["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 3 * c.cases.len());
+    for (entry, (case, (os, home))) in cases.iter().zip(
+        c.cases
+            .iter()
+            .flat_map(|case| corpus::DUMP_HOMES.iter().map(move |h| (case, *h))),
+    ) {
+        assert_eq!(entry["name"], case.name.as_str());
+        assert_eq!(
+            (entry["os"].as_str(), entry["home"].as_str()),
+            (Some(os), Some(home))
+        );
+        let env = |k: &str| case.input.env.get(k).cloned();
+        let l = Layout {
+            os,
+            home,
+            env: &env,
+            catalog: &cat,
+        };
+        assert_eq!(entry["ps"], case.ps_output(&l, corpus::DUMP_SELF_PID));
+        assert_eq!(entry["cim"], case.cim_output(&l, corpus::DUMP_SELF_PID));
+        assert_eq!(entry["expected"], case.expected(&l).to_string());
+        assert_eq!(entry["tokens"]["home"], home);
+        assert_eq!(entry["tcp"]["127.0.0.1:1"], false);
+        for h in entry["http"].as_array().unwrap() {
+            let port: u32 = h["hostPort"]
+                .as_str()
+                .unwrap()
+                .rsplit(':')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(!(9222..=9229).contains(&port), "{h}");
+        }
+    }
+}

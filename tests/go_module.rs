@@ -2,6 +2,11 @@
 //! `sliccbrowsers`, and its tests under `test/integration/`): `go vet ./...`, gofmt and
 //! `go test ./...`, so that the README's one test command runs the Go side too.
 //!
+//! It first writes what the crate's corpus helpers answer for every case on every OS
+//! ([`slicc_browsers::corpus::dump`], as `slicc-browsers corpus dump` prints it) to a file and
+//! names it in `SLICC_BROWSERS_CORPUS_DUMP`, which `test/integration/crosslang_test.go`
+//! compares the Go helpers' answers with, case by case.
+//!
 //! Without `go` the test prints why and passes, or fails when `CI` is set (`.ci/run` installs
 //! Debian's `golang-go`).
 //!
@@ -10,6 +15,7 @@
 //! runs `go`, this test puts a one-line `go.mod` in the repository's `target/` and
 //! `node_modules/` when they exist: whatever Cargo or npm leave there is never a package of
 //! the module.
+#![cfg(feature = "corpus")]
 
 mod needs;
 
@@ -23,8 +29,16 @@ fn root() -> PathBuf {
 /// `go` with `args` in the repository root: no module proxy (the module has no
 /// dependencies), and a build cache even where `HOME` is unset.
 fn go(args: &[&str]) -> Output {
+    go_with(args, &[])
+}
+
+/// [`go`] with more environment variables.
+fn go_with(args: &[&str], vars: &[(&str, &Path)]) -> Output {
     let mut cmd = Command::new("go");
     cmd.args(args).current_dir(root()).env("GOPROXY", "off");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
     let unset = |k: &str| std::env::var_os(k).is_none_or(|v| v.is_empty());
     if unset("GOCACHE") && unset("HOME") && unset("XDG_CACHE_HOME") {
         cmd.env(
@@ -109,10 +123,33 @@ fn go_vet_gofmt_and_go_test_pass() {
         text(&gofmt)
     );
 
-    let test = go(&["test", "-count=1", "./..."]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dump = dir.path().join("corpus-dump.json");
+    let answers = slicc_browsers::corpus::dump(
+        &slicc_browsers::corpus::corpus(),
+        slicc_browsers::shared_catalog(),
+    );
+    std::fs::write(&dump, answers.to_string()).expect("write the dump");
+
+    let test = go_with(
+        &["test", "-count=1", "-v", "./..."],
+        &[("SLICC_BROWSERS_CORPUS_DUMP", dump.as_path())],
+    );
     let out = text(&test);
-    println!("{out}");
+    // The package results and every failure, not the whole -v log.
+    for line in out.lines().filter(|l| {
+        l.starts_with("ok")
+            || l.starts_with("FAIL")
+            || l.starts_with("---")
+            || l.contains("compared")
+    }) {
+        println!("{line}");
+    }
     assert!(test.status.success(), "go test ./... failed:\n{out}");
+    assert!(
+        out.contains("--- PASS: TestGoHelpersEqualTheCrates"),
+        "the cross-language test did not pass (skipped?):\n{out}"
+    );
     for package in PACKAGES {
         assert!(
             out.lines()

@@ -27,9 +27,11 @@
 
 mod build;
 mod case;
+mod dump;
 mod layout;
 
 pub use build::build;
+pub use dump::{dump, DUMP_HOMES, DUMP_SELF_PID};
 pub use layout::{is_token, token_names, Layout, TOKENS};
 
 use std::collections::BTreeMap;

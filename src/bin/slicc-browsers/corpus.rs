@@ -1,4 +1,5 @@
-//! `slicc-browsers corpus build [DIR] [--check]`: regenerates `corpus.json` from `corpus/`.
+//! `slicc-browsers corpus build [DIR] [--check]`: regenerates `corpus.json` from `corpus/`;
+//! `slicc-browsers corpus dump [FILE]`: prints what the corpus helpers answer for every case.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,8 +10,11 @@ use crate::args::Args;
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     match args.next_positional().as_deref() {
         Some("build") => build(args),
-        Some(other) => args.error(format!("unknown corpus command {other:?} (expected build)")),
-        None => args.error("corpus needs a command: build"),
+        Some("dump") => dump(args),
+        Some(other) => args.error(format!(
+            "unknown corpus command {other:?} (expected build or dump)"
+        )),
+        None => args.error("corpus needs a command: build or dump"),
     }
 }
 
@@ -46,5 +50,25 @@ fn build(mut args: Args) -> Result<ExitCode, String> {
         .cases
         .len();
     println!("{}: {cases} cases", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints, as JSON, what the corpus helpers answer for every case of FILE (the shipped
+/// corpus.json by default) on darwin, linux and windows: what the Go module's cross-language
+/// test compares its own helpers with (`slicc_browsers::corpus::dump`).
+fn dump(mut args: Args) -> Result<ExitCode, String> {
+    let file = args.next_positional();
+    args.finish()?;
+    let corpus = match file {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            slicc_browsers::corpus::Corpus::parse(&text).map_err(|e| format!("{path}: {e}"))?
+        }
+        None => slicc_browsers::corpus::corpus(),
+    };
+    let dump = slicc_browsers::corpus::dump(&corpus, slicc_browsers::shared_catalog());
+    let text = serde_json::to_string_pretty(&dump).map_err(|e| e.to_string())?;
+    println!("{text}");
     Ok(ExitCode::SUCCESS)
 }

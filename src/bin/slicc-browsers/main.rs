@@ -25,7 +25,7 @@ commands:
   conformance   run a corpus or protected-origin vector file
   launch        launch a browser for seven and print its endpoint
   validate      check the catalog, corpus and vector files
-  corpus        regenerate corpus.json
+  corpus        regenerate corpus.json, or dump what its helpers answer
   guard         the guard vectors: stand-in fixture, reference guard proxy, runners
   help          show this text (also -h, --help; `<command> --help` for a command)
 
@@ -98,7 +98,11 @@ usage: slicc-browsers validate [--strict] [DIR]
         name: "corpus",
         usage: &["\
 usage: slicc-browsers corpus build [DIR] [--check]
-  regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale)
+       slicc-browsers corpus dump [FILE]
+  regenerate DIR/corpus.json from DIR/corpus/ (--check: fail when stale); dump: print as JSON
+  what the corpus helpers answer for every case of FILE (the shipped corpus.json by default) on
+  darwin, linux and windows, which the Go module's test/integration/crosslang_test.go compares
+  with its own helpers
 "],
         run: corpus::run,
     },
