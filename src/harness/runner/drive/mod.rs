@@ -27,6 +27,8 @@ mod pump;
 mod remote;
 mod rows;
 mod state;
+mod steps;
+mod tabs;
 mod util;
 
 use std::sync::Arc;

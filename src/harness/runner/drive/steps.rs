@@ -1,0 +1,428 @@
+//! The step executors: `cdp`, `page` (every page action), `answer`, `children`, `settle` and
+//! `guess`, each on the leg's shared state.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+use serde_json::{json, Value};
+
+use super::state::{ActionMark, AnswerRule, Background, ChildRule, Leg, Session};
+use super::util::{call_outcome, eval_outcome, ids_between, lock, session_gone};
+use super::{POLL, SETTLE_DEFAULT_MS, SETTLE_EXTRA};
+use crate::harness::runner::expand::{chain_start, LegStep};
+use crate::harness::runner::js;
+use crate::harness::runner::logurl::is_beacon;
+use crate::harness::runner::record::{Outcome, SessionRecord};
+use crate::harness::runner::transport::CallError;
+use crate::vectors::{AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Where};
+
+impl Leg {
+    pub(super) fn cdp_step(
+        self: &Arc<Self>,
+        step: &CdpStep,
+        index: usize,
+        refusal_name: Option<&str>,
+        child: Option<&Session>,
+    ) {
+        let session = match self.session_for(step.session.as_deref(), child) {
+            Ok(s) => s,
+            // No such session (a guard kept the client off the child): the call has no value.
+            Err(e) => {
+                self.set_outcome(step.name.as_deref(), Outcome::Failed(e));
+                return;
+            }
+        };
+        // A call whose params name a browser context can only go to the browser target.
+        let session = if step.session.as_deref() == Some(crate::vectors::SESSION_PAGE_OR_BROWSER)
+            && step
+                .params
+                .as_ref()
+                .is_some_and(|p| p.contains_key("browserContextId"))
+        {
+            None
+        } else {
+            session
+        };
+        if step.cdp == "Target.detachFromTarget" && self.detach_delay > 0 {
+            std::thread::sleep(Duration::from_millis(self.detach_delay));
+        }
+        let params = Value::Object(step.params.clone().unwrap_or_default());
+        let explicit_attach = (step.cdp == "Target.attachToTarget")
+            .then(|| {
+                params
+                    .get("targetId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .flatten();
+        if let Some(target) = &explicit_attach {
+            lock(&self.own_targets).insert(target.clone());
+        }
+        let answer = self.client.send(&step.cdp, params, session.as_deref());
+        if let (Some(target), Ok(result)) = (&explicit_attach, &answer) {
+            if let Some(sid) = result.get("sessionId").and_then(Value::as_str) {
+                lock(&self.record).sessions.push(SessionRecord {
+                    role: "attached".into(),
+                    session_id: sid.to_string(),
+                    target_id: target.clone(),
+                    url: String::new(),
+                });
+            }
+        }
+        if step.cdp == "Target.createBrowserContext" {
+            if let Ok(result) = &answer {
+                if let (Some(name), Some(id)) = (
+                    step.name.as_deref(),
+                    result.get("browserContextId").and_then(Value::as_str),
+                ) {
+                    self.set_var(name, id);
+                }
+            }
+        }
+        // A child's step that fails once its session is gone: the child detached.
+        if let (Err(e), Some(sid)) = (&answer, session.as_deref()) {
+            let role = self.role_of(sid);
+            let known_detached = role
+                .as_deref()
+                .is_some_and(|r| lock(&self.record).detached.contains(r));
+            if role.as_deref() == Some("child") && (known_detached || session_gone(e)) {
+                lock(&self.record).detached.insert("child".into());
+                self.set_outcome(step.name.as_deref(), call_outcome(&answer));
+                return;
+            }
+        }
+        if step.refusable == Some(true) {
+            let name = refusal_name.map_or_else(
+                || crate::vectors::refusal_name(step.name.as_deref(), index),
+                str::to_string,
+            );
+            if let Err(e) = &answer {
+                let (code, text) = match e {
+                    CallError::Protocol { code, message } => (code.to_string(), message.clone()),
+                    other => (String::new(), other.to_string()),
+                };
+                let matched = step.refusal.as_ref().is_some_and(|r| {
+                    Regex::new(&r.pattern)
+                        .map(|re| re.is_match(&text) || (!code.is_empty() && re.is_match(&code)))
+                        .unwrap_or(false)
+                });
+                let mut record = lock(&self.record);
+                record.refusal_errors.insert(name.clone(), text);
+                if matched && matches!(e, CallError::Protocol { .. }) {
+                    record.refused.insert(name);
+                }
+            }
+        }
+        self.set_outcome(step.name.as_deref(), call_outcome(&answer));
+    }
+
+    pub(super) fn page_step(self: &Arc<Self>, step: &PageStep, child: Option<&Session>) {
+        let name = step.name.as_deref();
+        let url = step.url.clone().unwrap_or_default();
+        let url = match &step.hops {
+            Some(hops) if !hops.is_empty() => chain_start(hops, &url),
+            _ => url,
+        };
+        let final_url = step
+            .hops
+            .as_ref()
+            .filter(|h| !h.is_empty())
+            .and(step.url.clone());
+        let action = step.page.as_str();
+        if action == "tab" {
+            let context = step.context.clone().or_else(|| self.context.clone());
+            if let Err(e) = self.open_tab(&url, context, step.background.unwrap_or(true)) {
+                self.error(format!("tab {url}: {e}"));
+            }
+            return;
+        }
+        let session = match self.session_for(step.session.as_deref(), child) {
+            Ok(Some(s)) => s,
+            Ok(None) => match self.page_session() {
+                Ok(s) => s,
+                Err(e) => {
+                    self.set_outcome(name, Outcome::Failed(e.clone()));
+                    self.error(format!("page {action}: {e}"));
+                    return;
+                }
+            },
+            // No such session (a guard kept the client off the child): nothing to act on.
+            Err(e) => {
+                self.set_outcome(name, Outcome::Failed(e));
+                return;
+            }
+        };
+        let log = self.var("log").unwrap_or_default();
+        let tag = self.var("tag").unwrap_or_default();
+        match action {
+            "navigate" => {
+                self.mark_action(final_url);
+                match self.navigate(&session, &url) {
+                    Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
+                    Err(e) => {
+                        self.nav_error(&session, &url, &e);
+                        self.set_outcome(name, Outcome::Failed(e));
+                    }
+                }
+            }
+            "href" | "replace" | "form" | "post" | "open" => {
+                let Some(src) = js::page_action(action, &url, &log, &tag) else {
+                    return;
+                };
+                self.mark_action(final_url);
+                let answer = self.client.send(
+                    "Runtime.evaluate",
+                    json!({ "expression": src, "userGesture": true, "returnByValue": true }),
+                    Some(&session),
+                );
+                let outcome = eval_outcome(answer);
+                if let Outcome::Failed(e) = &outcome {
+                    self.note_session_failure(&session);
+                    self.nav_error(&session, &url, e);
+                }
+                self.set_outcome(name, outcome);
+            }
+            "iframe" | "framed" => {
+                let (src, nav) = if action == "iframe" {
+                    (js::iframe(&url), None)
+                } else {
+                    let from = step.from.clone().unwrap_or_default();
+                    let framed = js::framed_url(&from, &url);
+                    (String::new(), Some(framed))
+                };
+                self.mark_action(final_url);
+                // The pre-action heartbeat names the framed URL itself.
+                let pre = js::pre_url(&log, &tag, &url);
+                let _ = self.client.send(
+                    "Runtime.evaluate",
+                    json!({
+                        "expression": format!(
+                            "fetch({}, {{ mode: 'no-cors', keepalive: true }}).then(function () {{ return true; }}, function () {{ return false; }})",
+                            Value::String(pre)
+                        ),
+                        "awaitPromise": true,
+                        "returnByValue": true,
+                    }),
+                    Some(&session),
+                );
+                std::thread::sleep(Duration::from_millis(50));
+                let outcome = match nav {
+                    Some(framed) => match self.navigate(&session, &framed) {
+                        Ok(answer) => call_outcome(&Ok(answer)),
+                        Err(e) => {
+                            self.nav_error(&session, &framed, &e);
+                            Outcome::Failed(e)
+                        }
+                    },
+                    None => eval_outcome(self.client.send(
+                        "Runtime.evaluate",
+                        json!({ "expression": src, "returnByValue": true }),
+                        Some(&session),
+                    )),
+                };
+                self.set_outcome(name, outcome);
+            }
+            "fetch" | "xhr" | "image" => {
+                let Some(src) = js::load(
+                    action,
+                    &url,
+                    step.status == Some(true),
+                    step.credentials.as_deref(),
+                ) else {
+                    return;
+                };
+                let params = json!({
+                    "expression": src, "awaitPromise": true, "returnByValue": true,
+                });
+                if step.background == Some(true) {
+                    let bg = Arc::new(Background::default());
+                    if let Some(name) = name {
+                        lock(&self.background).insert(name.to_string(), Arc::clone(&bg));
+                    }
+                    let leg = Arc::clone(self);
+                    std::thread::spawn(move || {
+                        let outcome = eval_outcome(leg.client.send(
+                            "Runtime.evaluate",
+                            params,
+                            Some(&session),
+                        ));
+                        if let Outcome::Failed(e) = &outcome {
+                            leg.nav_error(&session, &url, e);
+                        }
+                        *lock(&bg.done) = Some(outcome);
+                        bg.cond.notify_all();
+                    });
+                } else {
+                    let outcome =
+                        eval_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
+                    if let Outcome::Failed(e) = &outcome {
+                        self.nav_error(&session, &url, e);
+                    }
+                    self.set_outcome(name, outcome);
+                }
+            }
+            "eval" => {
+                let expression = step.expression.clone().unwrap_or_default();
+                let outcome = eval_outcome(self.client.send(
+                    "Runtime.evaluate",
+                    json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
+                    Some(&session),
+                ));
+                if matches!(outcome, Outcome::Failed(_)) {
+                    self.note_session_failure(&session);
+                } else if js::is_probe(&expression) {
+                    self.probes.fetch_add(1, Ordering::SeqCst);
+                }
+                self.set_outcome(name, outcome);
+            }
+            other => self.error(format!("unknown page action {other:?}")),
+        }
+    }
+
+    pub(super) fn mark_action(&self, final_url: Option<String>) {
+        *lock(&self.action) = Some(ActionMark {
+            mark: self.stand_in.mark(),
+            final_url,
+        });
+    }
+
+    pub(super) fn answer_step(&self, step: &AnswerStep) {
+        let a = &step.answer;
+        lock(&self.answers).push(AnswerRule {
+            url: a.url.clone(),
+            stage: a.stage.clone(),
+            cdp: a.cdp.clone(),
+            params: a.params.clone().unwrap_or_default(),
+            hold: a.hold == Some(true),
+        });
+    }
+
+    pub(super) fn children_step(&self, step: &ChildrenStep, nested: &[LegStep]) {
+        let vars = lock(&self.vars).clone();
+        let r#where = step.r#where.as_ref().map(|w| Where {
+            opener_id: w.opener_id.clone(),
+            url_prefix: w.url_prefix.as_ref().map(|p| vars.expand_str(p)),
+            extra: w.extra.clone(),
+        });
+        lock(&self.rules).push(ChildRule {
+            from_event: self.client.event_count(),
+            steps: nested.to_vec(),
+            r#where,
+        });
+    }
+
+    pub(super) fn settle_step(self: &Arc<Self>, step: &SettleStep) {
+        let s = &step.settle;
+        if s.variant == Some(true) {
+            std::thread::sleep(Duration::from_millis(self.detach_delay));
+            return;
+        }
+        let ms = s.ms.unwrap_or(SETTLE_DEFAULT_MS);
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let met = if let Some(origin) = &s.beacon {
+            let tag = self.var("tag").unwrap_or_default();
+            let mark = lock(&self.action).clone();
+            let since = mark.as_ref().map_or(self.start_mark, |m| m.mark);
+            let final_url = mark.and_then(|m| m.final_url);
+            let mut met = false;
+            while !met && Instant::now() < deadline {
+                let log = self.stand_in.since(since, &tag);
+                met = log.iter().any(|e| is_beacon(e, &tag, origin))
+                    && final_url
+                        .as_deref()
+                        .is_none_or(|u| log.iter().any(|e| e.url == u));
+                if !met {
+                    std::thread::sleep(POLL);
+                }
+            }
+            if !met && s.required == Some(true) {
+                let excused = s.depends_on.as_ref().is_some_and(|names| {
+                    let record = lock(&self.record);
+                    names.iter().any(|n| record.refused.contains(n))
+                });
+                if !excused {
+                    self.error(format!("settle: no beacon from {origin} within {ms}ms"));
+                }
+            }
+            met
+        } else if let Some(title) = &s.title {
+            let mut met = false;
+            while !met && Instant::now() < deadline {
+                met = self.page_session().ok().is_some_and(|sid| {
+                    self.client
+                        .send(
+                            "Runtime.evaluate",
+                            json!({ "expression": "document.title", "returnByValue": true }),
+                            Some(&sid),
+                        )
+                        .ok()
+                        .and_then(|r| r.pointer("/result/value").cloned())
+                        == Some(Value::String(title.clone()))
+                });
+                if !met {
+                    std::thread::sleep(POLL);
+                }
+            }
+            met
+        } else if let Some(role) = &s.session {
+            let mut met = false;
+            while !met && Instant::now() < deadline {
+                met = lock(&self.record).detached.contains(role);
+                if !met {
+                    std::thread::sleep(POLL);
+                }
+            }
+            met
+        } else {
+            // A main-frame commit followed by its load, on the page.
+            match self.page_session() {
+                Ok(sid) => {
+                    let from = self.client.event_count();
+                    self.wait_load(&sid, from, None, Duration::from_millis(ms))
+                        .is_ok()
+                }
+                Err(_) => false,
+            }
+        };
+        let _ = met;
+        std::thread::sleep(SETTLE_EXTRA);
+    }
+
+    pub(super) fn guess_step(self: &Arc<Self>, step: &GuessStep) {
+        let g = &step.guess;
+        let find = |url: &str| lock(&self.paused).iter().find(|p| p.url == url).cloned();
+        let (Some(a), Some(b)) = (
+            g.between.first().and_then(|u| find(u)),
+            g.between.get(1).and_then(|u| find(u)),
+        ) else {
+            self.set_outcome(
+                Some(&step.name),
+                Outcome::Failed(format!(
+                    "guess: no paused request for {}",
+                    g.between.join(" or ")
+                )),
+            );
+            return;
+        };
+        let attempts: Vec<Value> = ids_between(&a.request_id, &b.request_id)
+            .into_iter()
+            .map(|id| {
+                let mut params = g.params.clone();
+                params.insert("requestId".into(), Value::String(id.clone()));
+                let answer = self
+                    .client
+                    .send(&g.cdp, Value::Object(params), a.session.as_deref());
+                let mut value = match call_outcome(&answer) {
+                    Outcome::Value(v) => v,
+                    Outcome::Failed(e) => json!({ "ok": false, "error": { "message": e } }),
+                    Outcome::Pending => json!({ "ok": false }),
+                };
+                value["requestId"] = Value::String(id);
+                value
+            })
+            .collect();
+        self.set_outcome(Some(&step.name), Outcome::Value(Value::Array(attempts)));
+    }
+}

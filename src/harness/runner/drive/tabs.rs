@@ -1,0 +1,222 @@
+//! A leg's sessions and tabs: the session a step's `session` names, the row's page (opened on
+//! demand), tabs opened and navigated with a wait for their own commit and load, session roles,
+//! and what a failed load or a lost child session records.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::state::{Leg, Session};
+use super::util::{lock, session_gone};
+use super::{CHILD_WAIT, LOAD_TIMEOUT, POLL};
+use crate::harness::runner::record::{NavigationError, SessionRecord};
+use crate::harness::runner::transport::Event;
+
+impl Leg {
+    /// The session id a step's `session` names (`None`: the browser session).
+    pub(super) fn session_for(
+        self: &Arc<Self>,
+        session: Option<&str>,
+        child: Option<&Session>,
+    ) -> Result<Option<String>, String> {
+        match session.unwrap_or("page") {
+            "browser" => Ok(None),
+            "child" => {
+                if let Some(child) = child {
+                    return Ok(Some(child.session_id.clone()));
+                }
+                self.join_children();
+                let deadline = Instant::now() + CHILD_WAIT;
+                loop {
+                    if let Some(s) = lock(&self.children).last() {
+                        return Ok(Some(s.session_id.clone()));
+                    }
+                    if Instant::now() >= deadline {
+                        return Err("no child session within 5000ms".into());
+                    }
+                    std::thread::sleep(POLL);
+                }
+            }
+            _ => self.page_session().map(Some),
+        }
+    }
+
+    /// The row page's session, opening an `about:blank` page when there is none yet.
+    pub(super) fn page_session(self: &Arc<Self>) -> Result<String, String> {
+        if let Some(page) = lock(&self.page).as_ref() {
+            return Ok(page.session_id.clone());
+        }
+        self.open_tab("about:blank", self.context.clone(), true)?;
+        lock(&self.page)
+            .as_ref()
+            .map(|p| p.session_id.clone())
+            .ok_or_else(|| "no page".to_string())
+    }
+
+    /// Opens a tab at `url` (via `about:blank`, then a tracked navigation) in `context`, makes it
+    /// the page and records its session.
+    pub(super) fn open_tab(
+        self: &Arc<Self>,
+        url: &str,
+        context: Option<String>,
+        background: bool,
+    ) -> Result<(), String> {
+        let mut params = json!({ "url": "about:blank", "background": background });
+        let context = context.filter(|c| !c.is_empty());
+        if let Some(ctx) = &context {
+            params["browserContextId"] = Value::String(ctx.clone());
+        }
+        *lock(&self.page_context) = context;
+        let created = self
+            .client
+            .send("Target.createTarget", params, None)
+            .map_err(|e| format!("Target.createTarget: {e}"))?;
+        let target_id = created
+            .get("targetId")
+            .and_then(Value::as_str)
+            .ok_or("Target.createTarget gave no targetId")?
+            .to_string();
+        lock(&self.own_targets).insert(target_id.clone());
+        lock(&self.opened).push(target_id.clone());
+        let attached = self
+            .client
+            .send(
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+                None,
+            )
+            .map_err(|e| format!("Target.attachToTarget: {e}"))?;
+        let session_id = attached
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .ok_or("Target.attachToTarget gave no sessionId")?
+            .to_string();
+        lock(&self.record).sessions.push(SessionRecord {
+            role: "page".into(),
+            session_id: session_id.clone(),
+            target_id: target_id.clone(),
+            url: url.to_string(),
+        });
+        *lock(&self.page) = Some(Session {
+            session_id: session_id.clone(),
+            target_id: target_id.clone(),
+        });
+        self.set_var("pageTarget", &target_id);
+        self.client
+            .send("Page.enable", json!({}), Some(&session_id))
+            .map_err(|e| format!("Page.enable on the new tab: {e}"))?;
+        if url != "about:blank" {
+            self.navigate(&session_id, url)?;
+        }
+        Ok(())
+    }
+
+    /// `Page.navigate` and a wait for that navigation's own main-frame commit and load.
+    pub(super) fn navigate(&self, session: &str, url: &str) -> Result<Value, String> {
+        let from = self.client.event_count();
+        let answer = self
+            .client
+            .send("Page.navigate", json!({ "url": url }), Some(session))
+            .map_err(|e| format!("Page.navigate {url}: {e}"))?;
+        if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
+            return Err(format!("Page.navigate {url}: {error}"));
+        }
+        let loader = answer
+            .get("loaderId")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        self.wait_load(session, from, loader.as_deref(), LOAD_TIMEOUT)?;
+        Ok(answer)
+    }
+
+    /// Waits for a main-frame `Page.frameNavigated` on `session` (with `loader` when given)
+    /// at event `from` or later, then a `Page.loadEventFired` after it.
+    pub(super) fn wait_load(
+        &self,
+        session: &str,
+        from: usize,
+        loader: Option<&str>,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
+        let session_owned = session.to_string();
+        let loader_owned = loader.map(str::to_string);
+        let committed = self.client.wait_event(
+            from,
+            &|e: &Event| {
+                e.method == "Page.frameNavigated"
+                    && e.session_id.as_deref() == Some(session_owned.as_str())
+                    && e.params.pointer("/frame/parentId").is_none()
+                    && loader_owned.as_deref().is_none_or(|l| {
+                        e.params.pointer("/frame/loaderId").and_then(Value::as_str) == Some(l)
+                    })
+            },
+            timeout,
+        );
+        let Some((index, _)) = committed else {
+            return Err(format!(
+                "no main-frame commit within {}ms",
+                timeout.as_millis()
+            ));
+        };
+        let left = deadline.saturating_duration_since(Instant::now());
+        self.client
+            .wait_event(
+                index + 1,
+                &|e: &Event| {
+                    e.method == "Page.loadEventFired"
+                        && e.session_id.as_deref() == Some(session_owned.as_str())
+                },
+                left,
+            )
+            .map(|_| ())
+            .ok_or_else(|| format!("no load event within {}ms", timeout.as_millis()))
+    }
+
+    /// The role of a session id (`page`, `child`, `attached`).
+    pub(super) fn role_of(&self, session: &str) -> Option<String> {
+        if lock(&self.page)
+            .as_ref()
+            .is_some_and(|p| p.session_id == session)
+        {
+            return Some("page".into());
+        }
+        if lock(&self.children).iter().any(|c| c.session_id == session) {
+            return Some("child".into());
+        }
+        lock(&self.record)
+            .sessions
+            .iter()
+            .find(|s| s.session_id == session)
+            .map(|s| s.role.clone())
+    }
+
+    /// Records an error the client got for a URL a page action loaded (what a `blocked` check
+    /// reads on the client side); it does not fail the leg, since a guard may well cause it.
+    pub(super) fn nav_error(&self, session: &str, url: &str, error: &str) {
+        let role = self.role_of(session).unwrap_or_else(|| "page".into());
+        lock(&self.record).navigation_errors.push(NavigationError {
+            session: role,
+            url: url.to_string(),
+            error: error.to_string(),
+        });
+    }
+
+    /// A call on a child session failed: when that session is gone, the child detached.
+    pub(super) fn note_session_failure(&self, session: &str) {
+        if self.role_of(session).as_deref() == Some("child") {
+            let gone = self
+                .client
+                .send(
+                    "Runtime.evaluate",
+                    json!({ "expression": "1" }),
+                    Some(session),
+                )
+                .is_err_and(|e| session_gone(&e));
+            if gone {
+                lock(&self.record).detached.insert("child".into());
+            }
+        }
+    }
+}
