@@ -122,6 +122,17 @@ func TestGuardVectors(t *testing.T) {
 	if want := len(rawArray(t, text, "vectors")); len(g.Vectors) != want || want < 50 {
 		t.Errorf("%d vectors typed, %d in guard-vectors.json", len(g.Vectors), want)
 	}
+	var whole map[string]json.RawMessage
+	_ = json.Unmarshal(text, &whole)
+	top := map[string]map[string]json.RawMessage{}
+	for _, key := range []string{"targets", "variants", "placeholders"} {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(whole[key], &m)
+		top[key] = m
+	}
+	if len(g.Targets) != len(top["targets"]) || len(g.Variants) != len(top["variants"]) || len(g.Placeholders) != len(top["placeholders"]) || len(top["placeholders"]) == 0 {
+		t.Errorf("targets %d/%d, variants %d/%d, placeholders %d/%d typed/in the file", len(g.Targets), len(top["targets"]), len(g.Variants), len(top["variants"]), len(g.Placeholders), len(top["placeholders"]))
+	}
 	if want := len(rawArray(t, text, "sources")); len(g.Sources) != want {
 		t.Errorf("%d sources typed, %d in the file", len(g.Sources), want)
 	}
@@ -247,5 +258,43 @@ func TestGuardOutcomeAndExpected(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`[1]`), &e); err == nil {
 		t.Error("an array read as expected")
+	}
+}
+
+func TestCorpusCases(t *testing.T) {
+	cases, err := Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := rawArray(t, CorpusJSON(), "cases")
+	if len(cases) != len(raw) || len(raw) < 50 {
+		t.Fatalf("%d cases typed, %d in corpus.json", len(cases), len(raw))
+	}
+	auto := 0
+	for i, c := range cases {
+		var r struct {
+			Name string `json:"name"`
+			Case struct {
+				Processes []json.RawMessage          `json:"processes"`
+				HTTP      map[string]json.RawMessage `json:"http"`
+				Auto      json.RawMessage            `json:"auto"`
+			} `json:"case"`
+		}
+		_ = json.Unmarshal(raw[i], &r)
+		if c.Name != r.Name || len(c.Input.Processes) != len(r.Case.Processes) || len(c.Input.HTTP) != len(r.Case.HTTP) {
+			t.Errorf("case %d: %s with %d processes and %d servers; the file: %s, %d, %d", i, c.Name, len(c.Input.Processes), len(c.Input.HTTP), r.Name, len(r.Case.Processes), len(r.Case.HTTP))
+		}
+		if c.Input.Auto.Present != contains(c.Input.Needs, NeedSix) {
+			t.Errorf("%s: auto present %v, needs %v", c.Name, c.Input.Auto.Present, c.Input.Needs)
+		}
+		if c.Input.Auto.Present {
+			auto++
+			if (string(r.Case.Auto) == "null") != (c.Input.Auto.ID == "") {
+				t.Errorf("%s: auto %s read as %+v", c.Name, r.Case.Auto, c.Input.Auto)
+			}
+		}
+	}
+	if auto == 0 {
+		t.Error("no case with auto")
 	}
 }
