@@ -34,11 +34,14 @@ fn verdict(name: &str) -> Verdict {
 /// browser), `{"tick": ms}` or `{"include": file}`, with what must come of it: `expect` (the
 /// verdict), and `client`/`browser` (substrings some frame sent that way must contain),
 /// `no_client`/`no_browser` (substrings no frame may contain), `clients`/`browsers` (frame
-/// counts). Returns the number of steps run.
+/// counts). A step `{"own": method, "session": id, "result": {...}}` answers the policy's
+/// latest unanswered own command of that method on that session (its id as the policy chose
+/// it). Returns the number of steps run.
 fn run_trace(name: &str) -> usize {
     let mut policy = Policy::new(matcher());
     let mut now = 0u64;
-    run_lines(&mut policy, name, &mut now)
+    let mut sent = Vec::new();
+    run_lines(&mut policy, name, &mut now, &mut sent)
 }
 
 fn read_trace(name: &str) -> String {
@@ -55,7 +58,10 @@ fn frame_text(f: &Value) -> String {
     }
 }
 
-fn run_lines(policy: &mut Policy, name: &str, now: &mut u64) -> usize {
+/// The policy's own commands sent so far and not answered: (id, method, session).
+type Sent = Vec<(i64, String, String)>;
+
+fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) -> usize {
     let text = read_trace(name);
     let mut steps = 0;
     for (n, line) in text.lines().enumerate() {
@@ -66,7 +72,7 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64) -> usize {
         let at = format!("{name}:{}", n + 1);
         let step: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{at}: {e}"));
         if let Some(inc) = step.get("include").and_then(Value::as_str) {
-            steps += run_lines(policy, inc, now);
+            steps += run_lines(policy, inc, now, sent);
             continue;
         }
         *now = step.get("t").and_then(Value::as_u64).unwrap_or(*now + 1);
@@ -77,10 +83,31 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64) -> usize {
         } else if let Some(t) = step.get("tick").and_then(Value::as_u64) {
             *now = t;
             policy.tick(t)
+        } else if let Some(method) = step.get("own").and_then(Value::as_str) {
+            let session = step["session"].as_str().unwrap_or_default();
+            let i = sent
+                .iter()
+                .rposition(|(_, m, s)| m == method && s == session)
+                .unwrap_or_else(|| panic!("{at}: the policy sent no {method} on {session:?}"));
+            let (id, _, _) = sent.remove(i);
+            let mut answer =
+                json!({"id": id, "result": step.get("result").cloned().unwrap_or(json!({}))});
+            if !session.is_empty() {
+                answer["sessionId"] = json!(session);
+            }
+            policy.from_browser(&answer.to_string(), *now)
         } else {
             panic!("{at}: a step needs c, b, tick or include");
         };
         check(&at, &step, &out);
+        for f in &out.to_browser {
+            let v: Value = serde_json::from_str(f).unwrap();
+            if let Some(id) = v["id"].as_i64().filter(|id| RESERVED_IDS.contains(id)) {
+                let method = v["method"].as_str().unwrap_or_default().to_string();
+                let session = v["sessionId"].as_str().unwrap_or_default().to_string();
+                sent.push((id, method, session));
+            }
+        }
         steps += 1;
     }
     steps
@@ -160,6 +187,11 @@ fn c6_protected_cookies_and_storage_are_refused_or_filtered() {
 #[test]
 fn e_instrumentation_never_reaches_a_protected_document() {
     assert!(run_trace("e.jsonl") > 30);
+}
+
+#[test]
+fn frames_in_other_processes_are_intercepted_judged_and_shielded() {
+    assert!(run_trace("oopif.jsonl") > 30);
 }
 
 #[test]

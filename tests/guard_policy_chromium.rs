@@ -345,3 +345,92 @@ fn json_list_shows_a_protected_pages_blank_popup_unguarded_and_not_through_the_p
         assert!(body.contains(&format!("n=l-{}", w.tag)), "{path}: {body}");
     }
 }
+
+/// Percent-encodes a URL for a query parameter.
+fn encode(url: &str) -> String {
+    url.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// `Page.captureSnapshot` (MHTML) of `session`, or the error.
+fn snapshot(c: &CdpClient, session: &str) -> Result<String, CallError> {
+    c.send(
+        "Page.captureSnapshot",
+        json!({"format": "mhtml"}),
+        Some(session),
+    )
+    .map(|r| r["data"].as_str().unwrap_or_default().to_string())
+}
+
+#[test]
+fn a_pages_own_script_points_its_out_of_process_frame_at_the_vault_only_unguarded() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(w) = World::start("oopif") else {
+        return;
+    };
+    let attack = |c: &CdpClient, leg: &str| -> (bool, String) {
+        let frame = format!("http://other.test/doc?n=f{leg}-{}", w.tag);
+        let page = format!("http://ordinary.test/framed?src={}", encode(&frame));
+        let (_, s) = open(c, &page).expect("the framing page opens");
+        assert!(w.logged(&format!("f{leg}-{}", w.tag), Duration::from_secs(20)));
+        std::thread::sleep(Duration::from_millis(500));
+        let vault = format!("v{leg}-{}", w.tag);
+        eval(
+            c,
+            &s,
+            &format!(
+                "document.querySelector('iframe').src='http://vault.sliccy.ai/doc?n={vault}';1"
+            ),
+        )
+        .unwrap();
+        let reached = w.logged(&vault, Duration::from_secs(5));
+        std::thread::sleep(Duration::from_millis(800));
+        (reached, snapshot(c, &s).unwrap_or_default())
+    };
+    let (reached, snap) = attack(&w.direct, "d");
+    assert!(
+        reached && snap.contains("vault.sliccy.ai/doc"),
+        "the attack must work unguarded: the vault commits in the frame and the page's snapshot holds it (reached {reached})"
+    );
+    let (reached, snap) = attack(&w.guarded, "g");
+    assert!(!reached, "through the proxy the vault request never leaves");
+    assert!(!snap.contains("vault.sliccy.ai/doc"), "{snap}");
+}
+
+#[test]
+fn a_created_page_that_frames_the_vault_is_captured_only_unguarded() {
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(w) = World::start("framed") else {
+        return;
+    };
+    let attack = |c: &CdpClient, leg: &str| -> Result<String, CallError> {
+        let vault = format!("http://vault.sliccy.ai/doc?n=c{leg}-{}", w.tag);
+        let page = format!("http://ordinary.test/framed?src={}", encode(&vault));
+        let t = c.send("Target.createTarget", json!({"url": page}), None)?;
+        // The vault frame loads before the client attaches.
+        assert!(w.logged(&format!("c{leg}-{}", w.tag), Duration::from_secs(20)));
+        std::thread::sleep(Duration::from_millis(800));
+        let s = c.send(
+            "Target.attachToTarget",
+            json!({"targetId": t["targetId"], "flatten": true}),
+            None,
+        )?;
+        let s = s["sessionId"].as_str().unwrap_or_default().to_string();
+        snapshot(c, &s)
+    };
+    let direct = attack(&w.direct, "d").expect("captures unguarded");
+    assert!(
+        direct.contains("vault.sliccy.ai/doc"),
+        "the attack must work unguarded: the snapshot holds the vault frame"
+    );
+    let guarded = attack(&w.guarded, "g");
+    assert!(
+        refused_because(&guarded, "in another process"),
+        "{:?}",
+        guarded.as_ref().map(|s| s.contains("vault.sliccy.ai/doc"))
+    );
+}

@@ -27,6 +27,9 @@ pub(super) const INTERNAL_WHY: &str =
 const TRACING_WHY: &str =
     "tracing records the browser process's events for every tab, protected ones included";
 
+/// Why capture and input are refused on a page holding a protected frame.
+const HOSTED_WHY: &str = "the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach";
+
 /// Why heap profiling is refused, in the refusal's words.
 const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
 
@@ -210,6 +213,21 @@ impl Policy {
             .unwrap_or_else(|| EMPTY.get_or_init(|| json!({})));
         let refusal = self.m.refusal().to_string();
         let kind = self.session(key).map(|s| s.kind);
+
+        // A frame on a protected origin in another process of this page: nothing that would
+        // read or drive it goes through the page.
+        if self.reaches_hosted(key, method, params) {
+            let message = self.refusal_because(HOSTED_WHY);
+            return self.refuse(key, id, &message, "page hosts a protected frame", out);
+        }
+        // A frame id of a protected target (an out-of-process frame) is refused anywhere.
+        if params
+            .get("frameId")
+            .and_then(Value::as_str)
+            .is_some_and(|f| self.hidden(f, false))
+        {
+            return self.refuse(key, id, &refusal, "names a protected frame", out);
+        }
 
         let step = match method {
             // A context's wipe: the policy clears its ordinary cookies itself (compat.rs).

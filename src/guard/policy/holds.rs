@@ -67,7 +67,10 @@ impl Policy {
                     .to_string();
                 // The target was judged unprotected; only opener ids are taken out here.
                 let _ = self.scrub_member(&mut event, "params");
-                out.to_client.push(event.to_string());
+                // The policy's own children are not announced (the client did not ask).
+                if self.sessions.get(&sid).is_some_and(|s| !s.own) {
+                    out.to_client.push(event.to_string());
+                }
                 if resume {
                     let msg = self.own_command(
                         &sid,
@@ -133,7 +136,7 @@ impl Policy {
             return;
         }
         if let Some(s) = self.sessions.get_mut(&h.session) {
-            s.visible = true;
+            s.visible = !s.own;
         }
         for t in h.then {
             self.release(t, out);
@@ -160,6 +163,7 @@ impl Policy {
             Own::Check { hold, what } => {
                 let ok = v.get("error").is_none();
                 let blocked = match what {
+                    Check::AutoAttach => !ok,
                     Check::Fetch => {
                         if ok {
                             if let Some(s) = self.sessions.get_mut(&session) {
@@ -202,7 +206,8 @@ impl Policy {
                 if let Some(h) = self.holds.get_mut(&hold) {
                     h.blocked |= blocked;
                     h.waiting = h.waiting.saturating_sub(1);
-                    if h.waiting == 0 {
+                    // A failed check fails the hold at once; the others' answers are moot.
+                    if h.waiting == 0 || h.blocked {
                         self.settle_hold(hold, out);
                     }
                 }

@@ -58,6 +58,18 @@
 //!   protected document ever commits under the client's instrumentation (init scripts,
 //!   bindings, CSP bypass, header, agent, locale, timezone, network overrides). A session whose
 //!   target turns protected anyway is detached, and nothing of it reaches the client again.
+//! - **Frames in other processes.** The checks of every document session include the
+//!   policy's own `Target.setAutoAttach` (flat, every child waiting), kept on whatever the
+//!   client sets there: each out-of-process frame of a client's page gets a session of the
+//!   policy's with the same interception and checks, so a protected document cannot commit
+//!   in it either. A child the client's own auto-attach does not ask for stays the policy's
+//!   (nothing of it reaches the client); one it asks for later is announced then. A frame
+//!   found on a protected origin (already there at attach, or committed without a request)
+//!   is detached and marks every page holding it: on those pages, captures
+//!   (`Page.captureScreenshot`, `captureSnapshot`, `startScreencast`, `printToPDF`,
+//!   `LayerTree` snapshots), `Input.*` (keys, mouse, touch, text, IME, drag and drop, editing
+//!   commands) and commands naming any frame but the main one are refused, and a protected
+//!   frame's id is refused on every session.
 //! - **Requests.** `Fetch.requestPaused` and `Fetch.authRequired` for protected URLs are
 //!   withheld and answered by the policy (continue, default auth); the client may answer only
 //!   request ids it was shown (no guessed ids). `Network` events of protected requests are
@@ -117,7 +129,7 @@ mod sessions;
 mod state;
 mod targets;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::RangeInclusive;
 
 use serde_json::{json, Value};
@@ -129,6 +141,10 @@ use state::{Hold, Own, Pending, Session, Target};
 /// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
 /// integers; a client command with an id in this range is refused.
 pub const RESERVED_IDS: RangeInclusive<i64> = 2_000_000_000..=2_147_483_647;
+
+/// The part of [`RESERVED_IDS`] the policy's own `Target.setAutoAttach` commands take, counted
+/// down from the top.
+const AUTO_IDS: RangeInclusive<i64> = 2_147_000_000..=2_147_483_647;
 
 /// The CDP error code of a refusal (Chromium's generic server error).
 pub const REFUSAL_CODE: i64 = -32000;
@@ -222,6 +238,7 @@ pub struct Policy {
     ready: bool,
     queue: VecDeque<String>,
     next_own: i64,
+    next_auto: i64,
     own: HashMap<i64, (String, Own)>,
     pending: HashMap<(String, i64), Pending>,
     targets: HashMap<String, Target>,
@@ -233,6 +250,11 @@ pub struct Policy {
     next_hold: u64,
     now: u64,
     order: order::Order,
+    /// Child target (an out-of-process frame) -> the target whose session attached it.
+    frame_hosts: HashMap<String, String>,
+    /// Targets hosting a frame on a protected origin (in another process, out of reach of
+    /// their own session's interception).
+    hosting: HashSet<String>,
 }
 
 impl Policy {
@@ -254,6 +276,7 @@ impl Policy {
             ready: false,
             queue: VecDeque::new(),
             next_own: *RESERVED_IDS.start(),
+            next_auto: *AUTO_IDS.end(),
             own: HashMap::new(),
             pending: HashMap::new(),
             targets: HashMap::new(),
@@ -263,6 +286,8 @@ impl Policy {
             next_hold: 0,
             now: 0,
             order: order::Order::default(),
+            frame_hosts: HashMap::new(),
+            hosting: HashSet::new(),
         }
     }
 
@@ -357,12 +382,23 @@ impl Policy {
 
     /// A command of the policy's own on `session` (empty for the root), serialised.
     fn own_command(&mut self, session: &str, method: &str, params: Value, why: Own) -> String {
-        let id = self.next_own;
-        self.next_own = if self.next_own >= *RESERVED_IDS.end() {
-            *RESERVED_IDS.start()
+        // The policy's own auto-attach counts its ids down from the top of the range (so
+        // the other commands' ids read the same in traces with or without it).
+        let auto = method == "Target.setAutoAttach";
+        let id = if auto { self.next_auto } else { self.next_own };
+        if auto {
+            self.next_auto = if self.next_auto <= *AUTO_IDS.start() {
+                *AUTO_IDS.end()
+            } else {
+                self.next_auto - 1
+            };
         } else {
-            self.next_own + 1
-        };
+            self.next_own = if self.next_own >= *AUTO_IDS.start() - 1 {
+                *RESERVED_IDS.start()
+            } else {
+                self.next_own + 1
+            };
+        }
         self.own.insert(id, (session.to_string(), why));
         let mut msg = json!({"id": id, "method": method, "params": params});
         if !session.is_empty() {

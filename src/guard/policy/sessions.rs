@@ -5,8 +5,16 @@ use serde_json::{json, Value};
 
 use super::client::Step;
 use super::fetch::guard_pattern;
+use super::pattern::TargetFilter;
 use super::state::{Check, Kind, Own, Pending, Session, Then};
 use super::{Output, Policy, Verdict};
+
+/// The policy's own auto-attach on every document session: flat sessions, every child waits
+/// for the policy's checks.
+pub(super) fn own_auto_attach() -> Value {
+    json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true})
+}
+
 impl Policy {
     /// Starts detaching a session and everything it attached; nothing of them reaches the
     /// client afterwards.
@@ -81,6 +89,14 @@ impl Policy {
                 return self.check_session(&sid, vec![then], out);
             }
         }
+        let held = self.holds.values().any(|h| h.session == sid);
+        if let Some(s) = self.sessions.get_mut(&sid) {
+            // The client asked for this session itself.
+            if s.own {
+                s.own = false;
+                s.visible = !held && !s.closed;
+            }
+        }
         let (closed, visible) = self
             .sessions
             .get(&sid)
@@ -107,23 +123,43 @@ impl Policy {
             return out.set(Verdict::Drop, "attachedToTarget without a session");
         };
         let info = p["targetInfo"].clone();
+        let target = info["targetId"].as_str().unwrap_or_default().to_string();
+        let type_ = info["type"].as_str().unwrap_or_default().to_string();
+        let kind = Kind::of(&type_);
+        // A child of a document session (an out-of-process frame, a worker) belongs to the
+        // policy's own auto-attach unless the client's auto-attach on that session asks for
+        // its type; its host is remembered, so a protected frame marks the page holding it.
+        let (parent_kind, parent_target, client_wait, client_wants) = match self.session(key) {
+            Some(s) => (
+                s.kind,
+                s.target.clone(),
+                s.auto_wait,
+                s.auto_filter.as_ref().is_some_and(|f| f.passes(&type_)),
+            ),
+            None => (Kind::Browser, String::new(), None, false),
+        };
+        if parent_kind == Kind::Document && !parent_target.is_empty() && parent_target != target {
+            self.frame_hosts.insert(target.clone(), parent_target);
+        }
+        let own = parent_kind == Kind::Document && !client_wants;
         let protected = self.learn(&info, out);
-        let target = info["targetId"].as_str().unwrap_or_default();
-        let kind = Kind::of(info["type"].as_str().unwrap_or_default());
-        self.sessions.insert(
-            sid.clone(),
-            Session::new(target, kind, key, self.cfg.per_session),
-        );
+        let mut session = Session::new(&target, kind, key, self.cfg.per_session);
+        session.own = own;
+        self.sessions.insert(sid.clone(), session);
         if protected {
             self.detach(&sid, out);
             return out.set(Verdict::Drop, "protected target detached");
         }
         let waiting = p["waitingForDebugger"].as_bool().unwrap_or(false);
-        let client_wait = self.session(key).and_then(|s| s.auto_wait);
-        let resume = waiting && client_wait == Some(false);
+        let resume = waiting && (own || client_wait == Some(false));
         let mut event = v;
         if resume {
             event["params"]["waitingForDebugger"] = Value::Bool(false);
+        }
+        let mut shown = event.clone();
+        shown["params"]["waitingForDebugger"] = Value::Bool(false);
+        if let Some(s) = self.sessions.get_mut(&sid) {
+            s.announce = Some(shown);
         }
         self.check_session(&sid, vec![Then::AutoAttached { event, resume }], out);
     }
@@ -134,7 +170,7 @@ impl Policy {
         let kind = self.sessions.get(sid).map(|s| s.kind);
         if kind != Some(Kind::Document) {
             if let Some(s) = self.sessions.get_mut(sid) {
-                s.visible = true;
+                s.visible = !s.own;
             }
             for t in then {
                 self.release(t, out);
@@ -155,6 +191,14 @@ impl Policy {
         )];
         if !waiting {
             checks.push(("Page.getFrameTree", json!({}), Check::FrameTree));
+            // The policy's own auto-attach: every frame of the page in another process
+            // becomes a session of the policy's, intercepted and judged like this one. The
+            // frames already there are announced before this is answered.
+            checks.push(("Target.setAutoAttach", own_auto_attach(), Check::AutoAttach));
+        } else {
+            // Sent before the client may resume the target: no child exists yet.
+            let msg = self.own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
+            out.to_browser.push(msg);
         }
         let hid = self.hold(sid, checks, then, out);
         self.keep_place(hid, out);
@@ -302,8 +346,28 @@ impl Policy {
             .get("waitForDebuggerOnStart")
             .and_then(Value::as_bool)
             .unwrap_or(false);
+        let document = self.session(key).is_some_and(|s| s.kind == Kind::Document);
         if let Some(s) = self.session_mut(key) {
-            s.auto_wait = Some(wait);
+            if auto || !document {
+                s.auto_wait = Some(wait);
+                s.auto_filter = Some(TargetFilter::of(params));
+            } else {
+                s.auto_wait = None;
+                s.auto_filter = None;
+            }
+        }
+        if document && method == "Target.setAutoAttach" {
+            self.show_children(key, auto, out);
+            // The policy's own auto-attach stays on whatever the client asks: every frame in
+            // another process, waiting for the policy's checks.
+            let mut nv = v.clone();
+            nv["params"]["autoAttach"] = Value::Bool(true);
+            nv["params"]["flatten"] = Value::Bool(true);
+            nv["params"]["waitForDebuggerOnStart"] = Value::Bool(true);
+            if let Some(filter) = nv["params"].get_mut("filter").and_then(Value::as_array_mut) {
+                filter.insert(0, json!({"type": "iframe"}));
+            }
+            return Step::Go(if nv == *v { None } else { Some(nv) });
         }
         if !wait {
             let mut nv = v.clone();
@@ -311,6 +375,59 @@ impl Policy {
             return Step::Go(Some(nv));
         }
         Step::Go(None)
+    }
+
+    /// The client turned its auto-attach on a document session on (`auto`) or off: the
+    /// policy's own children of that session that the client's filter takes are announced to
+    /// it now (Chromium announces children only once, to the policy), or the client's are
+    /// taken back (announced as detached; they stay the policy's).
+    fn show_children(&mut self, key: &str, auto: bool, out: &mut Output) {
+        let filter = self.session(key).and_then(|s| s.auto_filter.clone());
+        let mut children: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.parent == key && !s.closed && s.own == auto)
+            .map(|(k, _)| k.clone())
+            .collect();
+        children.sort();
+        for c in children {
+            let held = self.holds.values().any(|h| h.session == c);
+            let type_ = self
+                .sessions
+                .get(&c)
+                .and_then(|s| self.targets.get(&s.target))
+                .map(|t| t.kind.clone())
+                .unwrap_or_default();
+            let Some(s) = self.sessions.get_mut(&c) else {
+                continue;
+            };
+            if auto {
+                if !filter.as_ref().is_some_and(|f| f.passes(&type_)) {
+                    continue;
+                }
+                s.own = false;
+                if !held {
+                    s.visible = true;
+                    if let Some(mut event) = s.announce.clone() {
+                        let _ = self.scrub_member(&mut event, "params");
+                        out.to_client.push(event.to_string());
+                    }
+                }
+            } else {
+                let was_visible = s.visible;
+                s.own = true;
+                s.visible = false;
+                let target = s.target.clone();
+                if was_visible {
+                    let mut event = json!({"method": "Target.detachedFromTarget",
+                        "params": {"sessionId": c, "targetId": target}});
+                    if !key.is_empty() {
+                        event["sessionId"] = json!(key);
+                    }
+                    out.to_client.push(event.to_string());
+                }
+            }
+        }
     }
 
     /// The client's `Page.navigateToHistoryEntry`: refused for a protected entry, held for one

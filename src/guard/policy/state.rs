@@ -119,6 +119,13 @@ pub(crate) struct Session {
     /// The client's `waitForDebuggerOnStart` for this session's auto-attach, which the policy
     /// turns on in the browser.
     pub(crate) auto_wait: Option<bool>,
+    /// The client's auto-attach filter on this session (with `auto_wait`).
+    pub(crate) auto_filter: Option<TargetFilter>,
+    /// The policy's own: a child target its own auto-attach gave it, which the client did not
+    /// ask for (yet). Never shown to the client while so.
+    pub(crate) own: bool,
+    /// Its `Target.attachedToTarget` event, to show the client when it asks for it later.
+    pub(crate) announce: Option<Value>,
     /// `Fetch` request ids the client was shown and may answer.
     pub(crate) paused: Bounded<String, ()>,
     /// `Network` request ids: whether the request's URL is protected, and its host.
@@ -140,6 +147,9 @@ impl Session {
             guarded: false,
             fetch: None,
             auto_wait: None,
+            auto_filter: None,
+            own: false,
+            announce: None,
             paused: Bounded::new(cap),
             requests: Bounded::new(cap),
             history: Bounded::new(cap),
@@ -178,6 +188,9 @@ pub(crate) enum Check {
     FrameTree,
     /// `Page.getNavigationHistory` before a `Page.navigateToHistoryEntry`.
     History { entry: i64 },
+    /// The policy's own `Target.setAutoAttach` on a new document session: its frames in
+    /// other processes are attached (and judged) before it is answered.
+    AutoAttach,
 }
 
 /// A message kept back until the policy's own commands are answered.

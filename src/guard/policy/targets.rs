@@ -120,6 +120,9 @@ impl Policy {
                 );
             }
         }
+        if protected {
+            self.mark_hosts(id);
+        }
         if protected && !previous {
             let id = id.to_string();
             self.protect_target(&id, out);
@@ -127,6 +130,46 @@ impl Policy {
         protected
     }
 
+    /// A protected frame in another process marks every page holding it (its host, and
+    /// theirs): commands that would read or drive it through them are refused.
+    pub(super) fn mark_hosts(&mut self, id: &str) {
+        let mut at = id.to_string();
+        for _ in 0..64 {
+            let Some(host) = self.frame_hosts.get(&at).cloned() else {
+                return;
+            };
+            self.hosting.insert(host.clone());
+            at = host;
+        }
+    }
+
+    /// Whether a command on a page hosting a protected frame (see [`Policy::mark_hosts`])
+    /// would read or drive that frame: captures, input (editing commands included) and any
+    /// command naming a frame other than the page's own main frame.
+    pub(super) fn reaches_hosted(&self, key: &str, method: &str, params: &Value) -> bool {
+        let Some(target) = self.session(key).map(|s| s.target.as_str()) else {
+            return false;
+        };
+        if target.is_empty() || !self.hosting.contains(target) {
+            return false;
+        }
+        let captures = matches!(
+            method,
+            "Page.captureScreenshot"
+                | "Page.captureSnapshot"
+                | "Page.startScreencast"
+                | "Page.printToPDF"
+                | "LayerTree.makeSnapshot"
+                | "LayerTree.loadSnapshot"
+                | "HeadlessExperimental.beginFrame"
+                | "DOM.getFrameOwner"
+        );
+        let names_frame = params
+            .get("frameId")
+            .and_then(Value::as_str)
+            .is_some_and(|f| f != target);
+        captures || method.starts_with("Input.") || names_frame
+    }
     pub(super) fn target_event(
         &mut self,
         frame: &str,
