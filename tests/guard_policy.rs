@@ -195,6 +195,11 @@ fn frames_in_other_processes_are_intercepted_judged_and_shielded() {
 }
 
 #[test]
+fn client_headers_reach_protected_subresources_by_choice() {
+    assert!(run_trace("headers.jsonl") >= 15);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }

@@ -103,13 +103,28 @@
 //!
 //! # Limits
 //!
-//! - A protected document that commits without a network request the policy can pause (one
-//!   restored from the back/forward cache, one a service worker serves) is noticed only when
-//!   the browser reports it (`Page.frameNavigated`, `Runtime.executionContextCreated`,
-//!   `Target.targetInfoChanged`); the session is detached then, and nothing of it reaches the
-//!   client afterwards, but commands already on their way run.
-//! - A navigation already under way when the client attaches to a running target (not one
-//!   waiting for the debugger) is not paused; its commit is noticed as above.
+//! What the policy cannot rule out from where it stands, each with why:
+//!
+//! - **Commits without a request it can pause.** A protected document restored from the
+//!   back/forward cache, one a protected origin's service worker answers, and a navigation
+//!   already under way when the client attaches to a running target (its loader was set up
+//!   before the policy's interception) commit without a `Fetch.requestPaused`. The policy
+//!   learns of them from the browser's own report (`Page.frameNavigated`, the default
+//!   `Runtime.executionContextCreated`, `Target.targetInfoChanged`) and then detaches the
+//!   session and hides the target, but a relay cannot recall client commands it already
+//!   forwarded: those run in whatever document the renderer holds when they arrive. Closing
+//!   this needs the browser to hold a session's commands at each commit (CDP has no such
+//!   switch) or the policy to keep such commits from happening (service-worker bypass needs
+//!   the `Network` domain enabled by the policy on every session; not done yet).
+//! - **Client request headers on protected subresources.** `Network.setExtraHTTPHeaders`,
+//!   `Network.setUserAgentOverride` and `Emulation.setUserAgentOverride` are forwarded, so a
+//!   client page's image, script or `fetch` request to a protected server carries them (a
+//!   custom header on a no-cors request, which a page alone could not send without a CORS
+//!   preflight). The policy's interception is documents only: keeping them off would mean
+//!   pausing every subresource request of such a session and rebuilding the browser's own
+//!   headers (its user agent, its `Accept-Language`), which the policy does not know. A
+//!   protected document request is failed whatever headers it carries, and the response stays
+//!   the client page's opaque or CORS-checked one. Pinned by `headers.jsonl`.
 //! - `Fetch.requestPaused` carries a request's `Cookie` header without cookie domains: a
 //!   protected cookie sent to an ordinary origin (a parent-domain cookie shared with an extra
 //!   origin) is not taken out there (it is out of `Network` `*ExtraInfo` events).
