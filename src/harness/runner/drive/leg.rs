@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::pump::pump;
-use super::state::{Background, Leg, Session};
+use super::state::{Background, LegSession, LegState, SessionRole};
 use super::util::lock;
 use super::{LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, POLL, PROBE_WAIT};
 use crate::harness::runner::expand::{ExpandedChecks, LegChecks, LegStep, Phase, Vars};
@@ -28,7 +28,7 @@ pub(super) fn run<'v>(
 ) -> (Record, Vars, ExpandedChecks<'v>) {
     let start_mark = stand_in.mark();
     let tag = setup.vars.tag().to_string();
-    let leg = Arc::new(Leg {
+    let leg = Arc::new(LegState {
         client: Arc::clone(&setup.client),
         observer: setup.observer.clone(),
         stand_in,
@@ -129,7 +129,7 @@ pub(super) fn run<'v>(
     (record, vars, checks)
 }
 
-impl Leg {
+impl LegState {
     /// The stand-in's log since the leg started, once every probe that ran has its beacon in it
     /// (a probe evaluates to its marker as it sends the beacon, so the beacon may still be on
     /// its way; waited for up to [`PROBE_WAIT`]).
@@ -180,7 +180,7 @@ impl Leg {
     }
 
     /// Runs steps in order; `child` is the session nested steps run on.
-    pub(super) fn run_steps(self: &Arc<Self>, steps: &[LegStep], child: Option<&Session>) {
+    pub(super) fn run_steps(self: &Arc<Self>, steps: &[LegStep], child: Option<&LegSession>) {
         for indexed in steps {
             // `{popupTarget}` is looked up when a step needs it.
             if serde_json::to_string(&indexed.step).is_ok_and(|s| s.contains("{popupTarget}")) {
@@ -275,7 +275,8 @@ impl Leg {
     pub(super) fn refresh_session_urls(&self) {
         let sessions = lock(&self.record).sessions.clone();
         for (i, s) in sessions.iter().enumerate() {
-            if s.role == "page" || !(s.url.is_empty() || s.url == "about:blank") {
+            if s.role == SessionRole::Page.as_str() || !(s.url.is_empty() || s.url == "about:blank")
+            {
                 continue;
             }
             let href = self

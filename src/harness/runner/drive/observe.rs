@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::state::Leg;
+use super::state::{LegState, SessionRole};
 use super::util::{eval_outcome, lock};
 use super::LOAD_TIMEOUT;
 use crate::harness::runner::expand::encode_uri_component;
@@ -13,7 +13,7 @@ use crate::harness::runner::js;
 use crate::harness::runner::record::{Outcome, Read};
 use crate::harness::runner::transport::{Event, Transport};
 
-impl Leg {
+impl LegState {
     /// Plants the canary on `{target}` through the observer: the stand-in's `/plant` in a tab of
     /// the leg's context, then the storage canary stored by that page.
     pub(super) fn plant(&self) -> Result<(), String> {
@@ -127,7 +127,7 @@ impl Leg {
 
     /// The target a read's `session` (`page` or `child`) names.
     fn read_target(&self, session: &str) -> Option<String> {
-        if session == "child" {
+        if session == SessionRole::Child.as_str() {
             lock(&self.children).last().map(|c| c.target_id.clone())
         } else {
             lock(&self.page).as_ref().map(|p| p.target_id.clone())

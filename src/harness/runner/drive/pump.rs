@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::state::{AnswerRule, ChildRule, Leg, Paused, Session};
+use super::state::{AnswerRule, ChildRule, LegSession, LegState, Paused, SessionRole};
 use super::util::lock;
 use super::CHILD_WAIT;
 use crate::harness::runner::record::SessionRecord;
@@ -14,7 +14,7 @@ use crate::harness::runner::transport::Event;
 
 /// The pump: answers paused requests, runs `children` steps on attached targets, notes
 /// detaches and popups, until the leg stops.
-pub(super) fn pump(leg: &Arc<Leg>) {
+pub(super) fn pump(leg: &Arc<LegState>) {
     let mut cursor = leg.start_event;
     let interesting = |e: &Event| {
         matches!(
@@ -41,14 +41,14 @@ pub(super) fn pump(leg: &Arc<Leg>) {
             "Target.detachedFromTarget" => {
                 if let Some(sid) = event.params.get("sessionId").and_then(Value::as_str) {
                     if let Some(role) = leg.role_of(sid) {
-                        lock(&leg.record).detached.insert(role);
+                        lock(&leg.record).detached.insert(role.as_str().into());
                     }
                 }
             }
             "Inspector.detached" => {
                 if let Some(sid) = event.session_id.as_deref() {
                     if let Some(role) = leg.role_of(sid) {
-                        lock(&leg.record).detached.insert(role);
+                        lock(&leg.record).detached.insert(role.as_str().into());
                     }
                 }
             }
@@ -57,7 +57,7 @@ pub(super) fn pump(leg: &Arc<Leg>) {
     }
 }
 
-impl Leg {
+impl LegState {
     fn on_paused(&self, event: &Event, auth: bool) {
         let p = &event.params;
         let Some(id) = p.get("requestId").and_then(Value::as_str) else {
@@ -183,13 +183,13 @@ impl Leg {
             }
             return;
         }
-        let child = Session {
+        let child = LegSession {
             session_id: sid.clone(),
             target_id: target_id.to_string(),
         };
         lock(&self.children).push(child.clone());
         lock(&self.record).sessions.push(SessionRecord {
-            role: "child".into(),
+            role: SessionRole::Child.as_str().into(),
             session_id: sid.clone(),
             target_id: target_id.to_string(),
             url: url.to_string(),

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::{json, Value};
 
-use super::state::{ActionMark, AnswerRule, Background, ChildRule, Leg, Session};
+use super::state::{
+    ActionMark, AnswerRule, Background, ChildRule, LegSession, LegState, PageAction, SessionRole,
+};
 use super::util::{call_outcome, eval_outcome, ids_between, lock, session_gone};
 use super::{POLL, SETTLE_DEFAULT_MS, SETTLE_EXTRA};
 use crate::harness::runner::expand::{chain_start, LegStep};
@@ -18,13 +20,13 @@ use crate::harness::runner::record::{Outcome, SessionRecord};
 use crate::harness::runner::transport::CallError;
 use crate::vectors::{AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Where};
 
-impl Leg {
+impl LegState {
     pub(super) fn cdp_step(
         self: &Arc<Self>,
         step: &CdpStep,
         index: usize,
         refusal_name: Option<&str>,
-        child: Option<&Session>,
+        child: Option<&LegSession>,
     ) {
         let session = match self.session_for(step.session.as_deref(), child) {
             Ok(s) => s,
@@ -64,7 +66,7 @@ impl Leg {
         if let (Some(target), Ok(result)) = (&explicit_attach, &answer) {
             if let Some(sid) = result.get("sessionId").and_then(Value::as_str) {
                 lock(&self.record).sessions.push(SessionRecord {
-                    role: "attached".into(),
+                    role: SessionRole::Attached.as_str().into(),
                     session_id: sid.to_string(),
                     target_id: target.clone(),
                     url: String::new(),
@@ -84,11 +86,12 @@ impl Leg {
         // A child's step that fails once its session is gone: the child detached.
         if let (Err(e), Some(sid)) = (&answer, session.as_deref()) {
             let role = self.role_of(sid);
-            let known_detached = role
-                .as_deref()
-                .is_some_and(|r| lock(&self.record).detached.contains(r));
-            if role.as_deref() == Some("child") && (known_detached || session_gone(e)) {
-                lock(&self.record).detached.insert("child".into());
+            let known_detached =
+                role.is_some_and(|r| lock(&self.record).detached.contains(r.as_str()));
+            if role == Some(SessionRole::Child) && (known_detached || session_gone(e)) {
+                lock(&self.record)
+                    .detached
+                    .insert(SessionRole::Child.as_str().into());
                 self.set_outcome(step.name.as_deref(), call_outcome(&answer));
                 return;
             }
@@ -118,7 +121,7 @@ impl Leg {
         self.set_outcome(step.name.as_deref(), call_outcome(&answer));
     }
 
-    pub(super) fn page_step(self: &Arc<Self>, step: &PageStep, child: Option<&Session>) {
+    pub(super) fn page_step(self: &Arc<Self>, step: &PageStep, child: Option<&LegSession>) {
         let name = step.name.as_deref();
         let url = step.url.clone().unwrap_or_default();
         let url = match &step.hops {
@@ -130,8 +133,9 @@ impl Leg {
             .as_ref()
             .filter(|h| !h.is_empty())
             .and(step.url.clone());
-        let action = step.page.as_str();
-        if action == "tab" {
+        let action_name = step.page.as_str();
+        let action = PageAction::parse(action_name);
+        if action == Some(PageAction::Tab) {
             let context = step.context.clone().or_else(|| self.context.clone());
             if let Err(e) = self.open_tab(&url, context, step.background.unwrap_or(true)) {
                 self.error(format!("tab {url}: {e}"));
@@ -144,7 +148,7 @@ impl Leg {
                 Ok(s) => s,
                 Err(e) => {
                     self.set_outcome(name, Outcome::Failed(e.clone()));
-                    self.error(format!("page {action}: {e}"));
+                    self.error(format!("page {action_name}: {e}"));
                     return;
                 }
             },
@@ -157,7 +161,7 @@ impl Leg {
         let log = self.var("log").unwrap_or_default();
         let tag = self.var("tag").unwrap_or_default();
         match action {
-            "navigate" => {
+            Some(PageAction::Navigate) => {
                 self.mark_action(final_url);
                 match self.navigate(&session, &url) {
                     Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
@@ -167,8 +171,14 @@ impl Leg {
                     }
                 }
             }
-            "href" | "replace" | "form" | "post" | "open" => {
-                let Some(src) = js::page_action(action, &url, &log, &tag) else {
+            Some(
+                action @ (PageAction::Href
+                | PageAction::Replace
+                | PageAction::Form
+                | PageAction::Post
+                | PageAction::Open),
+            ) => {
+                let Some(src) = js::page_action(action.as_str(), &url, &log, &tag) else {
                     return;
                 };
                 self.mark_action(final_url);
@@ -184,8 +194,8 @@ impl Leg {
                 }
                 self.set_outcome(name, outcome);
             }
-            "iframe" | "framed" => {
-                let (src, nav) = if action == "iframe" {
+            Some(action @ (PageAction::Iframe | PageAction::Framed)) => {
+                let (src, nav) = if action == PageAction::Iframe {
                     (js::iframe(&url), None)
                 } else {
                     let from = step.from.clone().unwrap_or_default();
@@ -224,9 +234,9 @@ impl Leg {
                 };
                 self.set_outcome(name, outcome);
             }
-            "fetch" | "xhr" | "image" => {
+            Some(action @ (PageAction::Fetch | PageAction::Xhr | PageAction::Image)) => {
                 let Some(src) = js::load(
-                    action,
+                    action.as_str(),
                     &url,
                     step.status == Some(true),
                     step.credentials.as_deref(),
@@ -263,7 +273,7 @@ impl Leg {
                     self.set_outcome(name, outcome);
                 }
             }
-            "eval" => {
+            Some(PageAction::Eval) => {
                 let expression = step.expression.clone().unwrap_or_default();
                 let outcome = eval_outcome(self.client.send(
                     "Runtime.evaluate",
@@ -277,7 +287,9 @@ impl Leg {
                 }
                 self.set_outcome(name, outcome);
             }
-            other => self.error(format!("unknown page action {other:?}")),
+            // handled above
+            Some(PageAction::Tab) => {}
+            None => self.error(format!("unknown page action {action_name:?}")),
         }
     }
 

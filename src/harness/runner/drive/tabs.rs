@@ -7,22 +7,23 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::state::{Leg, Session};
+use super::state::{LegSession, LegState, SessionRole};
 use super::util::{lock, session_gone};
 use super::{CHILD_WAIT, LOAD_TIMEOUT, POLL};
 use crate::harness::runner::record::{NavigationError, SessionRecord};
 use crate::harness::runner::transport::Event;
+use crate::vectors::{SESSION_BROWSER, SESSION_CHILD, SESSION_PAGE};
 
-impl Leg {
+impl LegState {
     /// The session id a step's `session` names (`None`: the browser session).
     pub(super) fn session_for(
         self: &Arc<Self>,
         session: Option<&str>,
-        child: Option<&Session>,
+        child: Option<&LegSession>,
     ) -> Result<Option<String>, String> {
-        match session.unwrap_or("page") {
-            "browser" => Ok(None),
-            "child" => {
+        match session.unwrap_or(SESSION_PAGE) {
+            SESSION_BROWSER => Ok(None),
+            SESSION_CHILD => {
                 if let Some(child) = child {
                     return Ok(Some(child.session_id.clone()));
                 }
@@ -93,12 +94,12 @@ impl Leg {
             .ok_or("Target.attachToTarget gave no sessionId")?
             .to_string();
         lock(&self.record).sessions.push(SessionRecord {
-            role: "page".into(),
+            role: SessionRole::Page.as_str().into(),
             session_id: session_id.clone(),
             target_id: target_id.clone(),
             url: url.to_string(),
         });
-        *lock(&self.page) = Some(Session {
+        *lock(&self.page) = Some(LegSession {
             session_id: session_id.clone(),
             target_id: target_id.clone(),
         });
@@ -174,30 +175,30 @@ impl Leg {
             .ok_or_else(|| format!("no load event within {}ms", timeout.as_millis()))
     }
 
-    /// The role of a session id (`page`, `child`, `attached`).
-    pub(super) fn role_of(&self, session: &str) -> Option<String> {
+    /// The role of a session id.
+    pub(super) fn role_of(&self, session: &str) -> Option<SessionRole> {
         if lock(&self.page)
             .as_ref()
             .is_some_and(|p| p.session_id == session)
         {
-            return Some("page".into());
+            return Some(SessionRole::Page);
         }
         if lock(&self.children).iter().any(|c| c.session_id == session) {
-            return Some("child".into());
+            return Some(SessionRole::Child);
         }
         lock(&self.record)
             .sessions
             .iter()
             .find(|s| s.session_id == session)
-            .map(|s| s.role.clone())
+            .and_then(|s| SessionRole::parse(&s.role))
     }
 
     /// Records an error the client got for a URL a page action loaded (what a `blocked` check
     /// reads on the client side); it does not fail the leg, since a guard may well cause it.
     pub(super) fn nav_error(&self, session: &str, url: &str, error: &str) {
-        let role = self.role_of(session).unwrap_or_else(|| "page".into());
+        let role = self.role_of(session).unwrap_or(SessionRole::Page);
         lock(&self.record).navigation_errors.push(NavigationError {
-            session: role,
+            session: role.as_str().to_string(),
             url: url.to_string(),
             error: error.to_string(),
         });
@@ -205,7 +206,7 @@ impl Leg {
 
     /// A call on a child session failed: when that session is gone, the child detached.
     pub(super) fn note_session_failure(&self, session: &str) {
-        if self.role_of(session).as_deref() == Some("child") {
+        if self.role_of(session) == Some(SessionRole::Child) {
             let gone = self
                 .client
                 .send(
@@ -215,7 +216,9 @@ impl Leg {
                 )
                 .is_err_and(|e| session_gone(&e));
             if gone {
-                lock(&self.record).detached.insert("child".into());
+                lock(&self.record)
+                    .detached
+                    .insert(SessionRole::Child.as_str().into());
             }
         }
     }
