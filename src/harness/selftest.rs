@@ -283,11 +283,16 @@ fn lock_launched() -> std::sync::MutexGuard<'static, Vec<(u32, PathBuf)>> {
 /// Kills the process group `pid` leads: a browser started with `process_group(0)`, so its
 /// renderers and zygotes go with it.
 fn kill_group(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
+    #[cfg(unix)]
+    if let Some(group) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        // Already gone is fine: the group may have exited on its own.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
 }
 
 /// Kills every browser [`Chromium::launch`] started in this process that is still running

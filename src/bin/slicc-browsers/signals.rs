@@ -3,30 +3,23 @@
 //! not reach it, and no destructor runs when a signal ends the program. This stops them first.
 
 /// On SIGINT, SIGTERM or SIGHUP: kill every browser the run started (their process groups),
-/// remove their profiles, and exit with 130.
+/// remove their profiles, and exit with 130. The signals are received by `signal-hook`'s
+/// iterator (its handler only writes to a pipe, which is async-signal-safe); a thread of ours
+/// waits on it and does the work.
 #[cfg(unix)]
 pub fn stop_browsers_on_signal() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::Duration;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    use signal_hook::iterator::Signals;
 
-    static CAUGHT: AtomicBool = AtomicBool::new(false);
-
-    extern "C" fn on_signal(_: libc::c_int) {
-        // Only an atomic store: async-signal-safe. The thread below does the work.
-        CAUGHT.store(true, Ordering::SeqCst);
-    }
-
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: `on_signal` is an `extern "C"` function that only stores to a static atomic,
-        // which is async-signal-safe; `signal` has no other precondition.
-        unsafe {
-            libc::signal(signal, handler);
+    let mut signals = match Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("warning: no signal handler ({e}): Ctrl-C may leave browsers running");
+            return;
         }
-    }
-    std::thread::spawn(|| loop {
-        std::thread::sleep(Duration::from_millis(50));
-        if CAUGHT.load(Ordering::SeqCst) {
+    };
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
             let stopped = slicc_browsers::harness::selftest::kill_launched();
             eprintln!("\ninterrupted: stopped {stopped} browser(s)");
             std::process::exit(130);

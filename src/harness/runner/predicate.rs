@@ -200,37 +200,27 @@ fn encoded(spec: &Value, actual: &Value) -> bool {
 }
 
 /// Decodes base64 in the standard (`+/`) or URL-safe (`-_`) alphabet, with or without `=`
-/// padding; `None` when `text` is not base64.
+/// padding (at most two); `None` when `text` is not base64. Bits past the last whole byte are
+/// ignored, as `atob` ignores them.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    static LENIENT: std::sync::OnceLock<Option<data_encoding::Encoding>> =
+        std::sync::OnceLock::new();
     let body = text.trim_end_matches('=');
     if text.len() - body.len() > 2 {
         return None;
     }
-    let mut out = Vec::with_capacity(body.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for c in body.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // a single leftover character (6 bits) cannot end base64
-    if body.len() % 4 == 1 {
-        return None;
-    }
-    Some(out)
+    let encoding = LENIENT
+        .get_or_init(|| {
+            let mut spec = data_encoding::Specification::new();
+            spec.symbols
+                .push_str("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+            spec.translate.from.push_str("-_");
+            spec.translate.to.push_str("+/");
+            spec.check_trailing_bits = false;
+            spec.encoding().ok()
+        })
+        .as_ref()?;
+    encoding.decode(body.as_bytes()).ok()
 }
 
 thread_local! {
