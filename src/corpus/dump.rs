@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{token_names, Case, Corpus, Layout};
-use crate::Catalog;
+use crate::catalog::Catalog;
 
 /// The fake home of each OS in a [`dump`]: a space in the macOS one, a drive in the Windows
 /// one.
