@@ -26,39 +26,28 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
 const OPEN: &[(&str, u8)] = &[
-    ("c1.oopif-js-url", 1),
-    ("c1.oopif-capture-snapshot", 1),
-    ("c1.oopif-screenshot", 1),
-    ("c1.oopif-screencast", 1),
-    ("c1.oopif-print-pdf", 1),
-    ("c1.oopif-insert-text", 1),
-    ("c1.oopif-key-events", 1),
-    ("c1.oopif-mouse-click", 1),
-    ("c1.oopif-touch", 1),
-    ("c1.oopif-drop", 1),
-    ("c1.oopif-intercept-drags", 1),
-    ("c1.oopif-copy", 1),
-    ("c1.oopif-paste", 1),
-    ("c1.oopif-ime", 1),
-    ("c1.nested-oopif-insert-text", 1),
     ("c2.inflight-redirect", 2),
     ("c2.sw-navigation", 2),
     ("c2.bfcache-back", 2),
+    ("c7.debugger-script-source", 7),
+];
+
+/// Attacks that get through by the policy's documented choice (its module docs' *Limits*):
+/// issue 19's class 6 was decided as "state the limit", so client headers and user-agent
+/// overrides reach protected servers on subresource requests. Reported, not failed; one that
+/// is stopped now fails the test until it leaves the list, as on [`OPEN`].
+const LIMITS: &[(&str, u8)] = &[
     ("c6.extra-headers-subresource", 6),
     ("c6.ua-override-subresource", 6),
     ("c6.emulation-ua-subresource", 6),
     ("c6.accept-language-subresource", 6),
     ("c6.cookie-header-subresource", 6),
-    ("c7.debugger-script-source", 7),
 ];
 
 /// Attacks seen to get through in some runs and stopped in others (a race the attacker wins
 /// now and then, even with its retries): reported, failed neither way. Each is also in
 /// /work/notes/attacks-findings.md.
-const RACY: &[(&str, u8)] = &[
-    ("c1.created-frame-js-url", 1),
-    ("c1.created-frame-snapshot", 1),
-];
+const RACY: &[(&str, u8)] = &[];
 
 /// How one leg went for one attack.
 struct LegResult {
@@ -95,7 +84,7 @@ fn run_leg(
         // Unguarded, every attack gets a second try (a slow machine is no reason to call
         // it useless); through the proxy, one on OPEN gets three (so a slow run does not
         // look like a fix), the others their own.
-        let open = OPEN.iter().any(|(id, _)| *id == a.id);
+        let open = OPEN.iter().chain(LIMITS).any(|(id, _)| *id == a.id);
         let tries = match (guarded, open) {
             (false, _) => a.tries.max(2),
             (true, true) => a.tries.max(3),
@@ -159,7 +148,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
         assert!((1..=7).contains(&a.class), "{}: class {}", a.id, a.class);
         assert!(a.id.starts_with(&format!("c{}.", a.class)), "{}", a.id);
     }
-    for (id, class) in OPEN.iter().chain(RACY) {
+    for (id, class) in OPEN.iter().chain(LIMITS).chain(RACY) {
         let a = attacks.iter().find(|a| a.id == *id);
         assert!(a.is_some(), "OPEN names {id}, which is not an attack");
         assert_eq!(a.map(|a| a.class), Some(*class), "OPEN's class of {id}");
@@ -183,7 +172,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
             continue;
         }
         n += 1;
-        let open = OPEN.iter().any(|(id, _)| *id == a.id);
+        let open = OPEN.iter().chain(LIMITS).any(|(id, _)| *id == a.id);
         let racy = RACY.iter().any(|(id, _)| *id == a.id);
         println!(
             "{} [class {}: {}] {}\n  direct  ({:.1}s): {}\n  guarded ({:.1}s): {}",
@@ -228,7 +217,7 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
                 problems.push(format!("{}: the guarded leg's setup failed: {w}", a.id))
             }
             Err(Stop::Failed(_)) if open => problems.push(format!(
-                "{}: is on OPEN but the proxy stops it now: take it off the list",
+                "{}: is on OPEN (or LIMITS) but the proxy stops it now: take it off the list",
                 a.id
             )),
             Err(Stop::Failed(_)) => {}
@@ -236,6 +225,10 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
     }
     println!("open (known to get through, issue-19 class):");
     for (id, class) in OPEN {
+        println!("  {id} (class {class})");
+    }
+    println!("documented limits (got through by the policy's choice):");
+    for (id, class) in LIMITS {
         println!("  {id} (class {class})");
     }
     println!("racy (got through in some runs):");
