@@ -195,6 +195,11 @@ fn frames_in_other_processes_are_intercepted_judged_and_shielded() {
 }
 
 #[test]
+fn service_workers_are_bypassed_on_every_document_session() {
+    assert!(run_trace("sw.jsonl") > 20);
+}
+
+#[test]
 fn client_headers_reach_protected_subresources_by_choice() {
     assert!(run_trace("headers.jsonl") >= 15);
 }

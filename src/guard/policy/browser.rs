@@ -149,6 +149,13 @@ impl Policy {
                     return out.set(Verdict::Drop, why);
                 }
             }
+            m if m.starts_with("Network.")
+                && !self
+                    .session(&key)
+                    .is_none_or(|s| s.kind != super::state::Kind::Document || s.client_network) =>
+            {
+                return out.set(Verdict::Drop, "the guard's own Network domain");
+            }
             m if m.starts_with("Network.") => match self.network_event(&mut v, &key, m) {
                 Some(c) => changed = c,
                 None => return out.set(Verdict::Drop, "protected request"),

@@ -289,6 +289,11 @@ impl Policy {
                 self.history_command(key, id, method, params, frame, out)
             }
             "Fetch.enable" | "Fetch.disable" => self.fetch_command(key, id, method, params, v),
+            "Network.enable" | "Network.disable" | "Network.setBypassServiceWorker"
+                if kind == Some(Kind::Document) =>
+            {
+                self.network_command(key, id, method, v, out)
+            }
             _ => Step::Go(None),
         };
         let Step::Go(rewritten) = step else {

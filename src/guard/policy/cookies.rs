@@ -3,11 +3,11 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::client::Step;
 use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
-use super::{Output, Policy};
+use super::{Output, Policy, Verdict};
 impl Policy {
     /// `Network` events: `None` when the event must be withheld, else whether it changed.
     pub(super) fn network_event(&mut self, v: &mut Value, key: &str, method: &str) -> Option<bool> {
@@ -187,6 +187,45 @@ impl Policy {
         }
         changed
     }
+    /// The client's `Network.enable`/`disable` and `setBypassServiceWorker` on a document
+    /// session, where the policy keeps `Network` on and service workers bypassed: enabling is
+    /// remembered (its events reach the client from then on), disabling is answered by the
+    /// policy, and a bypass turned off is kept on.
+    pub(super) fn network_command(
+        &mut self,
+        key: &str,
+        id: i64,
+        method: &str,
+        v: &Value,
+        out: &mut Output,
+    ) -> Step {
+        match method {
+            "Network.enable" => {
+                if let Some(s) = self.session_mut(key) {
+                    s.client_network = true;
+                }
+                Step::Go(None)
+            }
+            "Network.disable" => {
+                if let Some(s) = self.session_mut(key) {
+                    s.client_network = false;
+                }
+                let mut answer = json!({"id": id, "result": {}});
+                if !key.is_empty() {
+                    answer["sessionId"] = json!(key);
+                }
+                out.to_client.push(answer.to_string());
+                out.set(Verdict::Answer, "the guard keeps Network on");
+                Step::Done
+            }
+            _ => {
+                let mut nv = v.clone();
+                nv["params"]["bypass"] = Value::Bool(true);
+                Step::Go(if nv == *v { None } else { Some(nv) })
+            }
+        }
+    }
+
     /// Cookie and site-data commands that reach every origin: refused.
     pub(super) fn cookie_command(
         &self,

@@ -95,6 +95,11 @@
 //!   sampling), CPU profiles and script coverage (`Profiler.start`, `*Coverage`) are refused:
 //!   they cover the whole renderer process (one V8 isolate), which a protected same-site page
 //!   may share.
+//! - **Service workers.** Every document session gets the policy's own `Network.enable` (no
+//!   bodies kept) and `Network.setBypassServiceWorker`, before the client sees it: a navigation
+//!   a protected origin's worker would answer reaches the network and the interception. The
+//!   client cannot turn the bypass off; its `Network.disable` is answered by the policy, and
+//!   `Network` events reach it only while it has the domain enabled.
 //! - **Sessions nobody has.** A command naming a session the policy does not know is
 //!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!
@@ -106,16 +111,18 @@
 //! What the policy cannot rule out from where it stands, each with why:
 //!
 //! - **Commits without a request it can pause.** A protected document restored from the
-//!   back/forward cache, one a protected origin's service worker answers, and a navigation
-//!   already under way when the client attaches to a running target (its loader was set up
-//!   before the policy's interception) commit without a `Fetch.requestPaused`. The policy
-//!   learns of them from the browser's own report (`Page.frameNavigated`, the default
-//!   `Runtime.executionContextCreated`, `Target.targetInfoChanged`) and then detaches the
-//!   session and hides the target, but a relay cannot recall client commands it already
-//!   forwarded: those run in whatever document the renderer holds when they arrive. Closing
-//!   this needs the browser to hold a session's commands at each commit (CDP has no such
-//!   switch) or the policy to keep such commits from happening (service-worker bypass needs
-//!   the `Network` domain enabled by the policy on every session; not done yet).
+//!   back/forward cache, and a navigation already under way when the client attaches to a
+//!   running target (its loader was set up before the policy's interception), commit without
+//!   a `Fetch.requestPaused`. The policy learns of them from the browser's own report
+//!   (`Page.frameNavigated`, the default `Runtime.executionContextCreated`,
+//!   `Target.targetInfoChanged`) and then detaches the session and hides the target, but a
+//!   relay cannot recall client commands it already forwarded: those run in whatever document
+//!   the renderer holds when they arrive. Closing this needs the browser to hold a session's
+//!   commands at each commit, or a way to keep a session's page out of the back/forward cache;
+//!   CDP offers neither. (Navigations a service worker would answer are closed: every
+//!   document session gets the policy's own `Network` domain and
+//!   `Network.setBypassServiceWorker`, which sends them to the network, where they are paused;
+//!   the bypass takes effect only with `Network` enabled, measured on Chromium 156.)
 //! - **Client request headers on protected subresources.** `Network.setExtraHTTPHeaders`,
 //!   `Network.setUserAgentOverride` and `Emulation.setUserAgentOverride` are forwarded, so a
 //!   client page's image, script or `fetch` request to a protected server carries them (a
@@ -399,7 +406,10 @@ impl Policy {
     fn own_command(&mut self, session: &str, method: &str, params: Value, why: Own) -> String {
         // The policy's own auto-attach counts its ids down from the top of the range (so
         // the other commands' ids read the same in traces with or without it).
-        let auto = method == "Target.setAutoAttach";
+        let auto = matches!(
+            method,
+            "Target.setAutoAttach" | "Network.enable" | "Network.setBypassServiceWorker"
+        );
         let id = if auto { self.next_auto } else { self.next_own };
         if auto {
             self.next_auto = if self.next_auto <= *AUTO_IDS.start() {

@@ -200,6 +200,19 @@ impl Policy {
             let msg = self.own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
             out.to_browser.push(msg);
         }
+        // Navigations answered by a service worker commit without a request the interception
+        // sees: the policy's own Network domain (no bodies kept) and service-worker bypass
+        // send them to the network, where they are paused like any other.
+        for (method, params) in [
+            (
+                "Network.enable",
+                json!({"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}),
+            ),
+            ("Network.setBypassServiceWorker", json!({"bypass": true})),
+        ] {
+            let msg = self.own_command(sid, method, params, Own::Ignore);
+            out.to_browser.push(msg);
+        }
         let hid = self.hold(sid, checks, then, out);
         self.keep_place(hid, out);
         if waiting {

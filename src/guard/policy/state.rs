@@ -126,6 +126,9 @@ pub(crate) struct Session {
     pub(crate) own: bool,
     /// Its `Target.attachedToTarget` event, to show the client when it asks for it later.
     pub(crate) announce: Option<Value>,
+    /// The client enabled `Network` here (the policy keeps it on for its service-worker
+    /// bypass; its events reach the client only while this is set).
+    pub(crate) client_network: bool,
     /// `Fetch` request ids the client was shown and may answer.
     pub(crate) paused: Bounded<String, ()>,
     /// `Network` request ids: whether the request's URL is protected, and its host.
@@ -150,6 +153,7 @@ impl Session {
             auto_filter: None,
             own: false,
             announce: None,
+            client_network: false,
             paused: Bounded::new(cap),
             requests: Bounded::new(cap),
             history: Bounded::new(cap),
