@@ -1,5 +1,13 @@
-//! The relay's added latency per command on loopback: the same CDP commands sent straight to a
-//! headless Chromium and through `guard proxy` in front of it, side by side in one run.
+//! The relay's cost on loopback, direct and through `guard proxy` side by side in one run,
+//! against a headless Chromium of the bench's own:
+//!
+//! - **latency**: a command's round trip (`Browser.getVersion` on the browser session,
+//!   `Runtime.evaluate("1 + 1")` on a page session) from a plain synchronous WebSocket client:
+//!   the median and 90th percentile of 2,000 round trips each way, printed as a table, then
+//!   criterion's own measurement of the same calls;
+//! - **event throughput**: a busy page (500 `fetch`es to a local HTTP server, with
+//!   `Network.enable`: about 3,000 `Network` events) timed from the command until the last
+//!   `Network.loadingFinished` has arrived; events per second each way and their ratio.
 //!
 //! Needs Debian's Chromium (`/usr/bin/chromium`); without it the benchmark prints why and
 //! measures nothing. The browser is the bench's own: a temporary profile,
@@ -7,32 +15,180 @@
 //!
 //! `cargo bench --features cli --bench guard_proxy`
 
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
-use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
-use slicc_browsers::harness::runner::transport::Transport;
 use slicc_browsers::harness::selftest::{Chromium, CHROMIUM};
+use tungstenite::Message;
 
-/// A client's page session on `client`: a new `about:blank` tab, attached with flat sessions.
-fn page_session(client: &CdpClient) -> String {
-    let target = client
-        .send("Target.createTarget", json!({"url": "about:blank"}), None)
-        .expect("Target.createTarget");
-    let target_id = target["targetId"].as_str().expect("a targetId").to_string();
-    let attached = client
-        .send(
+type Ws = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>;
+
+/// A plain synchronous CDP client: one command at a time, events skipped or counted.
+struct Client {
+    ws: Ws,
+    next: i64,
+}
+
+impl Client {
+    fn connect(url: &str) -> Client {
+        let (ws, _) = tungstenite::connect(url).expect("connects");
+        if let tungstenite::stream::MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_nodelay(true).expect("nodelay");
+        }
+        Client { ws, next: 1 }
+    }
+
+    /// Sends a command; reads until its answer, calling `event` on every other text frame.
+    fn call_with(
+        &mut self,
+        method: &str,
+        params: Value,
+        session: Option<&str>,
+        mut event: impl FnMut(&str),
+    ) -> String {
+        let id = self.next;
+        self.next += 1;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws.send(Message::text(msg.to_string())).expect("sent");
+        let want = format!("{{\"id\":{id},");
+        loop {
+            match self.ws.read().expect("read") {
+                Message::Text(t) => {
+                    if t.as_str().starts_with(&want) {
+                        return t.as_str().to_string();
+                    }
+                    event(t.as_str());
+                }
+                Message::Close(c) => panic!("closed: {c:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value, session: Option<&str>) -> Value {
+        let text = self.call_with(method, params, session, |_| {});
+        serde_json::from_str(&text).expect("JSON")
+    }
+
+    /// A page session on a new tab at `url`.
+    fn page(&mut self, url: &str) -> String {
+        let target = self.call("Target.createTarget", json!({"url": url}), None);
+        let target_id = target["result"]["targetId"]
+            .as_str()
+            .expect("a target")
+            .to_string();
+        let attached = self.call(
             "Target.attachToTarget",
             json!({"targetId": target_id, "flatten": true}),
             None,
-        )
-        .expect("Target.attachToTarget");
-    attached["sessionId"]
-        .as_str()
-        .expect("a sessionId")
-        .to_string()
+        );
+        attached["result"]["sessionId"]
+            .as_str()
+            .expect("a session")
+            .to_string()
+    }
+}
+
+/// A keep-alive HTTP server on loopback: `/` a page, anything else a two-byte answer.
+fn serve() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("binds");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let _ = stream.set_nodelay(true);
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_string();
+                    buf.drain(..end + 4);
+                    let (kind, body): (&str, &[u8]) = if head.starts_with("GET / ") {
+                        ("text/html", b"<!doctype html><title>busy</title>")
+                    } else {
+                        ("text/plain", b"ok")
+                    };
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nCache-Control: no-store\r\n\r\n",
+                        body.len()
+                    );
+                    if stream.write_all(reply.as_bytes()).is_err()
+                        || stream.write_all(body).is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Median and 90th percentile of `n` round trips of `f`, in microseconds.
+fn percentiles(n: usize, mut f: impl FnMut()) -> (f64, f64) {
+    for _ in 0..n / 10 {
+        f();
+    }
+    let mut times: Vec<f64> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[n / 2], times[n * 9 / 10])
+}
+
+const FETCHES: usize = 500;
+
+/// One busy-page run: (Network events, seconds) from the command to the last
+/// `Network.loadingFinished`.
+fn busy(client: &mut Client, session: &str) -> (usize, f64) {
+    let script = format!(
+        "Promise.all(Array.from({{length: {FETCHES}}}, (_, i) => fetch('/f?' + i + '-' + Math.random()).then(r => r.text()))).then(a => a.length)"
+    );
+    let mut events = 0usize;
+    let mut finished = 0usize;
+    let started = Instant::now();
+    let count = |t: &str, events: &mut usize, finished: &mut usize| {
+        if t.starts_with("{\"method\":\"Network.") {
+            *events += 1;
+            if t.starts_with("{\"method\":\"Network.loadingFinished\"") {
+                *finished += 1;
+            }
+        }
+    };
+    client.call_with(
+        "Runtime.evaluate",
+        json!({"expression": script, "awaitPromise": true, "returnByValue": true}),
+        Some(session),
+        |t| count(t, &mut events, &mut finished),
+    );
+    // The last events may follow the answer.
+    while finished < FETCHES {
+        match client.ws.read().expect("read") {
+            Message::Text(t) => count(t.as_str(), &mut events, &mut finished),
+            Message::Close(c) => panic!("closed: {c:?}"),
+            _ => {}
+        }
+    }
+    (events, started.elapsed().as_secs_f64())
 }
 
 fn relay(c: &mut Criterion) {
@@ -43,41 +199,113 @@ fn relay(c: &mut Criterion) {
     let chromium = Chromium::launch(CHROMIUM, &[], 1).expect("headless Chromium starts");
     let mut proxy =
         Proxy::start(ProxyOptions::new(&chromium.http_url())).expect("the proxy starts");
-    let options = CdpOptions::new();
-    let direct = CdpClient::connect(chromium.ws_url(), options.clone()).expect("direct client");
-    let relayed = CdpClient::connect(&proxy.websocket_url(), options).expect("relayed client");
-    let direct_page = page_session(&direct);
-    let relayed_page = page_session(&relayed);
+    let mut direct = Client::connect(chromium.ws_url());
+    let mut relayed = Client::connect(&proxy.websocket_url());
+    let direct_page = direct.page("about:blank");
+    let relayed_page = relayed.page("about:blank");
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+
+    // Latency: medians of plain round trips.
+    println!(
+        "guard_proxy latency (2,000 round trips each; loadavg {})",
+        load.trim()
+    );
+    println!("| command | direct median (p90) | proxy median (p90) | added median |");
+    println!("| --- | --- | --- | --- |");
+    for (name, session) in [("Browser.getVersion", None), ("Runtime.evaluate", Some(()))] {
+        let params = |s: Option<()>| {
+            s.map_or(
+                json!({}),
+                |_| json!({"expression": "1 + 1", "returnByValue": true}),
+            )
+        };
+        let (d50, d90) = percentiles(2000, || {
+            direct.call(name, params(session), session.map(|_| direct_page.as_str()));
+        });
+        let (p50, p90) = percentiles(2000, || {
+            relayed.call(
+                name,
+                params(session),
+                session.map(|_| relayed_page.as_str()),
+            );
+        });
+        println!(
+            "| {name} | {d50:.0} µs ({d90:.0}) | {p50:.0} µs ({p90:.0}) | {:.0} µs |",
+            p50 - d50
+        );
+    }
+
+    // Event throughput: a busy page on a local server, each way, three runs each.
+    let port = serve();
+    let url = format!("http://127.0.0.1:{port}/");
+    let mut rates = [Vec::new(), Vec::new()];
+    for (i, client) in [&mut direct, &mut relayed].into_iter().enumerate() {
+        let session = client.page(&url);
+        client.call("Network.enable", json!({}), Some(&session));
+        // Until the page has loaded (its origin serves the fetches).
+        loop {
+            let ready = client.call(
+                "Runtime.evaluate",
+                json!({"expression": "document.readyState === 'complete' && location.href", "returnByValue": true}),
+                Some(&session),
+            );
+            if ready["result"]["result"]["value"] == json!(url) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        busy(client, &session);
+        for _ in 0..3 {
+            let (events, secs) = busy(client, &session);
+            rates[i].push((events as f64 / secs, events, secs));
+        }
+    }
+    println!("guard_proxy event throughput ({FETCHES} fetches a run, Network events counted; loadavg {})", load.trim());
+    println!("| run | direct events/s | proxy events/s | proxy/direct |");
+    println!("| --- | --- | --- | --- |");
+    let mut ratio_sum = 0.0;
+    for (k, (d, p)) in rates[0].iter().zip(rates[1].iter()).enumerate() {
+        println!(
+            "| {} | {:.0} ({} in {:.3} s) | {:.0} ({} in {:.3} s) | {:.0}% |",
+            k + 1,
+            d.0,
+            d.1,
+            d.2,
+            p.0,
+            p.1,
+            p.2,
+            100.0 * p.0 / d.0
+        );
+        ratio_sum += p.0 / d.0;
+    }
+    println!(
+        "mean proxy/direct: {:.0}%",
+        100.0 * ratio_sum / rates[0].len() as f64
+    );
 
     let mut group = c.benchmark_group("relay");
-    for (name, client) in [("direct", &direct), ("proxy", &relayed)] {
+    for (name, client) in [("direct", &mut direct), ("proxy", &mut relayed)] {
         group.bench_function(format!("Browser.getVersion/{name}"), |b| {
-            b.iter(|| {
-                client
-                    .send("Browser.getVersion", Value::Null, None)
-                    .expect("Browser.getVersion")
-            })
+            b.iter(|| client.call("Browser.getVersion", json!({}), None))
         });
     }
     for (name, client, session) in [
-        ("direct", &direct, &direct_page),
-        ("proxy", &relayed, &relayed_page),
+        ("direct", &mut direct, &direct_page),
+        ("proxy", &mut relayed, &relayed_page),
     ] {
         group.bench_function(format!("Runtime.evaluate/{name}"), |b| {
             b.iter(|| {
-                client
-                    .send(
-                        "Runtime.evaluate",
-                        json!({"expression": "1 + 1", "returnByValue": true}),
-                        Some(session),
-                    )
-                    .expect("Runtime.evaluate")
+                client.call(
+                    "Runtime.evaluate",
+                    json!({"expression": "1 + 1", "returnByValue": true}),
+                    Some(session),
+                )
             })
         });
     }
     group.finish();
-    direct.close();
-    relayed.close();
+    drop(direct);
+    drop(relayed);
     proxy.close();
     drop(chromium);
 }

@@ -9,15 +9,13 @@
 //! and does not mask ([`Writer::new`]); each gives its own size limit and timeouts
 //! ([`connect`]); each decides what a close or a failed read means for it.
 
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use tungstenite::protocol::frame::{CloseFrame, Frame};
-use tungstenite::protocol::{WebSocket, WebSocketConfig};
+use tungstenite::protocol::frame::CloseFrame;
+use tungstenite::protocol::{Role, WebSocket, WebSocketConfig, WebSocketContext};
 use tungstenite::Message;
 
 /// `(host, port)` of `scheme://host[:port][/path]`: the scheme compared without case, no user
@@ -94,21 +92,31 @@ impl Write for ReadHalf {
 
 use crate::sys::lock;
 
-/// The write side of a WebSocket connection: whole frames under one lock, masked when this
-/// end is the client.
+/// The write side of a WebSocket connection: tungstenite's own framing
+/// ([`WebSocketContext`]), one message at a time under one lock, masked with tungstenite's
+/// random mask (`rand`) when this end is the client (RFC 6455 §5.3).
 pub(super) struct Writer {
     socket: TcpStream,
-    lock: Mutex<()>,
-    masked: bool,
+    context: Mutex<WebSocketContext>,
+}
+
+/// A tungstenite error as an I/O error (the callers end the connection on either).
+fn io_error(e: tungstenite::Error) -> io::Error {
+    match e {
+        tungstenite::Error::Io(e) => e,
+        other => io::Error::other(other.to_string()),
+    }
 }
 
 impl Writer {
     /// Writes on `socket`; `masked` when this end is the client (a server must not mask).
     pub(super) fn new(socket: TcpStream, masked: bool) -> Writer {
+        let role = if masked { Role::Client } else { Role::Server };
+        // Each message goes out at once (no buffering across messages).
+        let config = WebSocketConfig::default().write_buffer_size(0);
         Writer {
             socket,
-            lock: Mutex::new(()),
-            masked,
+            context: Mutex::new(WebSocketContext::new(role, Some(config))),
         }
     }
 
@@ -117,61 +125,42 @@ impl Writer {
         let _ = self.socket.shutdown(Shutdown::Both);
     }
 
-    /// Writes bytes that form whole frames, under the write lock.
+    /// Writes bytes that form whole frames (a read side's pongs and close reply), under the
+    /// write lock.
     pub(super) fn bytes(&self, bytes: &[u8]) -> io::Result<()> {
-        let _guard = lock(&self.lock);
+        let _guard = lock(&self.context);
         (&self.socket).write_all(bytes)?;
         (&self.socket).flush()
     }
 
-    /// The bytes of `frame`, masked when this end is the client.
-    pub(super) fn encode(&self, mut frame: Frame) -> Result<Vec<u8>, tungstenite::Error> {
-        if self.masked {
-            frame.header_mut().mask = Some(mask());
-        }
-        let mut bytes = Vec::with_capacity(frame.len());
-        frame.format(&mut bytes)?;
-        Ok(bytes)
+    /// Sends one message as a single frame, under the write lock.
+    pub(super) fn send(&self, message: Message) -> io::Result<()> {
+        let mut context = lock(&self.context);
+        let mut socket = &self.socket;
+        context.write(&mut socket, message).map_err(io_error)?;
+        context.flush(&mut socket).map_err(io_error)
     }
 
-    /// Sends one text message as a single frame.
-    #[cfg(feature = "guard-proxy")] // The relay (the CDP client has its own framing errors).
-    pub(super) fn text(&self, text: &str) -> io::Result<()> {
-        use tungstenite::protocol::frame::coding::{Data, OpCode};
-        let frame = Frame::message(text.as_bytes().to_vec(), OpCode::Data(Data::Text), true);
-        let bytes = self
-            .encode(frame)
-            .map_err(|e| io::Error::other(e.to_string()))?;
-        self.bytes(&bytes)
+    /// Sends one text message (no copy of `text`).
+    #[cfg(feature = "guard-proxy")] // The relay (the CDP client sends its own messages).
+    pub(super) fn text(&self, text: String) -> io::Result<()> {
+        self.send(Message::Text(text.into()))
     }
 
     /// Sends a close frame (best effort), then shuts the socket down. With `wait` false the
     /// frame is skipped when another thread is writing, so closing never waits for a writer
     /// stuck on a full socket.
     pub(super) fn close(&self, frame: Option<CloseFrame>, wait: bool) {
-        if let Ok(bytes) = self.encode(Frame::close(frame)) {
-            if wait {
-                let _ = self.bytes(&bytes);
-            } else if let Ok(_guard) = self.lock.try_lock() {
-                let _ = (&self.socket).write_all(&bytes);
+        if wait {
+            let _ = self.send(Message::Close(frame));
+        } else if let Ok(mut context) = self.context.try_lock() {
+            let mut socket = &self.socket;
+            if context.write(&mut socket, Message::Close(frame)).is_ok() {
+                let _ = context.flush(&mut socket);
             }
         }
         self.shutdown();
     }
-}
-
-/// A masking key for a client frame (RFC 6455 §5.3: unpredictable per frame).
-fn mask() -> [u8; 4] {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    let bits = h.finish();
-    [
-        bits as u8,
-        (bits >> 8) as u8,
-        (bits >> 16) as u8,
-        (bits >> 24) as u8,
-    ]
 }
 
 /// Why [`connect`] failed; each caller words it for its own messages.
@@ -259,8 +248,6 @@ pub(super) fn read(ws: &mut WebSocket<ReadHalf>, writer: &Writer) -> (Received, 
 
 #[cfg(test)]
 mod tests {
-    use tungstenite::protocol::frame::coding::{Data, OpCode};
-
     use super::*;
 
     #[test]
@@ -292,18 +279,34 @@ mod tests {
     }
 
     #[test]
-    fn only_a_client_masks() {
+    fn only_a_client_masks_and_its_masks_are_random() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let socket = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-        let frame = || Frame::message(b"{}".to_vec(), OpCode::Data(Data::Text), true);
+        let (mut peer, _) = listener.accept().unwrap();
         let client = Writer::new(socket.try_clone().unwrap(), true);
         let server = Writer::new(socket, false);
-        // The second byte's top bit is the mask bit; a masked frame carries 4 more bytes.
-        let masked = client.encode(frame()).unwrap();
-        let plain = server.encode(frame()).unwrap();
-        assert_eq!(masked[1] & 0x80, 0x80);
-        assert_eq!(plain[1] & 0x80, 0);
-        assert_eq!(masked.len(), plain.len() + 4);
-        assert_eq!(&plain[2..], b"{}");
+        let text = || Message::Text("{}".into());
+        client.send(text()).unwrap();
+        client.send(text()).unwrap();
+        server.send(text()).unwrap();
+        // Two masked frames (2 + 4 + 2 bytes each), then one plain one (2 + 2).
+        let mut bytes = [0u8; 20];
+        peer.read_exact(&mut bytes).unwrap();
+        let (first, rest) = bytes.split_at(8);
+        let (second, plain) = rest.split_at(8);
+        for masked in [first, second] {
+            assert_eq!(masked[0], 0x81, "a final text frame");
+            assert_eq!(masked[1], 0x80 | 2, "the mask bit and the length");
+            let key = &masked[2..6];
+            let payload: Vec<u8> = masked[6..]
+                .iter()
+                .zip(key.iter().cycle())
+                .map(|(b, k)| b ^ k)
+                .collect();
+            assert_eq!(payload, b"{}");
+        }
+        // tungstenite's random mask: two frames' keys differ (a 2^-32 chance they match).
+        assert_ne!(first[2..6], second[2..6]);
+        assert_eq!(plain, [0x81, 2, b'{', b'}']);
     }
 }

@@ -12,6 +12,34 @@
 //! that goes away mid-call closes its upstream connection. Nothing reaches the browser that the
 //! policy did not see, and nothing the client sends makes the proxy panic.
 //!
+//! What an operator can rely on:
+//!
+//! - **Connections.** At most [`ProxyOptions::max_connections`] client connections (HTTP or
+//!   WebSocket) are served at once (default [`DEFAULT_MAX_CONNECTIONS`], `--max-connections`);
+//!   one over the limit is answered `503 Service Unavailable` with the body
+//!   `slicc-browsers guard proxy: too many connections (limit N)` and closed. A connection's
+//!   slot is released when its thread ends, whatever ends it.
+//! - **Slow sockets.** No socket is written while the policy's lock is held: what the policy
+//!   returns is queued per side, in order, and written after. Every socket has a write timeout
+//!   ([`ProxyOptions::write_timeout`]); a client that stops reading stalls only its own
+//!   connection, which ends when a write times out or its queue passes
+//!   `max_browser_message + max_client_message` bytes.
+//! - **Threads.** Each connection has one thread (two for a WebSocket relay: the browser's
+//!   side is read on its own); the accept thread owns them, reaps the finished ones and, on
+//!   [`Proxy::close`], shuts every open connection down and joins them all.
+//! - **The browser.** `/json/version` or `/json/list` answers that are not what CDP promises
+//!   (not JSON, not an object or list, no `webSocketDebuggerUrl`, over 8 MiB) are a `502` with
+//!   the reason. When the browser restarts on the same port, the next client's connection
+//!   finds its new WebSocket URL (`/json/version` again, for an `http://` upstream). When the
+//!   browser goes away, its clients get a close frame (`1001`) with the reason, and new ones a
+//!   `502` naming the browser's address.
+//! - **The log.** [`ProxyOptions::log`] (`--log FILE`, `-` for stderr) gets one JSON line per
+//!   connection opened, closed or turned away, and per message the policy refused or found
+//!   invalid, with why (see [`ProxyLog`]).
+//! - **Memory.** Bounded: message sizes (`max_client_message`, `max_browser_message`), the
+//!   write queues (above), the connections, and the policy's own limits
+//!   ([`Config`](super::policy::Config)).
+//!
 //! ```no_run
 //! use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
 //! let proxy = Proxy::start(ProxyOptions::new("http://127.0.0.1:9333"))?;
@@ -20,21 +48,21 @@
 //! # Ok::<(), String>(())
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::frame::CloseFrame;
 use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
-use super::policy::Policy;
+use super::policy::{Output, Policy, Verdict};
 use crate::http::Request;
 use crate::protected::{Matcher, Opener};
 use crate::ws::{self, ConnectError, ReadHalf, Received, Writer};
@@ -57,8 +85,42 @@ pub struct ProxyOptions {
     pub max_client_message: usize,
     /// The largest message the browser may send, in bytes (screenshots are large).
     pub max_browser_message: usize,
-    /// Client connections served at once; more are answered 503.
+    /// Client connections served at once; more are answered 503 (see the module docs).
     pub max_connections: usize,
+    /// How long one socket write may take before its connection is ended.
+    pub write_timeout: Duration,
+    /// Where to log connections and refusals as JSON lines (none by default).
+    pub log: Option<ProxyLog>,
+}
+
+/// The default of [`ProxyOptions::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`]). Each line is one object:
+/// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
+/// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
+/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`.
+#[derive(Clone)]
+pub struct ProxyLog(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl std::fmt::Debug for ProxyLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProxyLog")
+    }
+}
+
+impl ProxyLog {
+    /// A log written to `sink` (a file, stderr, a buffer).
+    pub fn new(sink: impl Write + Send + 'static) -> ProxyLog {
+        ProxyLog(Arc::new(Mutex::new(Box::new(sink))))
+    }
+
+    /// Writes one line (best effort: a failing log never stops the proxy).
+    fn line(&self, value: &Value) {
+        let mut sink = lock(&self.0);
+        let _ = writeln!(sink, "{value}");
+        let _ = sink.flush();
+    }
 }
 
 impl ProxyOptions {
@@ -70,7 +132,9 @@ impl ProxyOptions {
             origins: Vec::new(),
             max_client_message: 16 << 20,
             max_browser_message: 256 << 20,
-            max_connections: 64,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            write_timeout: Duration::from_secs(10),
+            log: None,
         }
     }
 }
@@ -88,8 +152,8 @@ pub struct Proxy {
 #[derive(Debug)]
 struct Context {
     matcher: Matcher,
-    /// The browser's WebSocket URL.
-    upstream_ws: String,
+    /// The browser's WebSocket URL (found again when the browser restarts).
+    upstream_ws: Mutex<String>,
     /// `host:port` of the browser's DevTools HTTP endpoint.
     upstream_host: String,
     upstream_port: u16,
@@ -98,6 +162,24 @@ struct Context {
     options: ProxyOptions,
     connections: AtomicUsize,
     started: Instant,
+    /// Connections numbered for the log.
+    next_conn: AtomicU64,
+    /// A clone of every open client socket, to shut them down on close.
+    open: Mutex<HashMap<u64, TcpStream>>,
+}
+
+impl Context {
+    fn log(&self, mut line: Value) {
+        if let Some(log) = &self.options.log {
+            line["ms"] =
+                Value::from(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX));
+            log.line(&line);
+        }
+    }
+
+    fn upstream_ws(&self) -> String {
+        lock(&self.upstream_ws).clone()
+    }
 }
 
 impl Proxy {
@@ -120,13 +202,15 @@ impl Proxy {
         );
         let context = Arc::new(Context {
             matcher,
-            upstream_ws,
+            upstream_ws: Mutex::new(upstream_ws),
             upstream_host: host,
             upstream_port: port,
             authority: addr.to_string(),
             options,
             connections: AtomicUsize::new(0),
             started: Instant::now(),
+            next_conn: AtomicU64::new(1),
+            open: Mutex::new(HashMap::new()),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let stop_accept = Arc::clone(&stop);
@@ -157,7 +241,7 @@ impl Proxy {
         self.addr
     }
 
-    /// Stops accepting connections (open ones end when either side closes).
+    /// Stops serving: no new connections; every open one is shut down and its threads joined.
     pub fn close(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wake the accept loop.
@@ -189,11 +273,17 @@ fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), String> {
     }
     let (host, port) = ws::split_url(upstream, "http", 80)
         .ok_or_else(|| format!("--upstream {upstream:?}: not an http://host:port URL"))?;
-    let version = get_json(&host, port, "/json/version")?;
+    let ws = browser_ws(&host, port)?;
+    Ok((ws, host, port))
+}
+
+/// The browser's WebSocket URL from its `/json/version`.
+fn browser_ws(host: &str, port: u16) -> Result<String, String> {
+    let version = get_json(host, port, "/json/version")?;
     match version.get("webSocketDebuggerUrl").and_then(Value::as_str) {
-        Some(ws) => Ok((ws.to_string(), host, port)),
-        None => Err(format!(
-            "{upstream}/json/version has no webSocketDebuggerUrl"
+        Some(ws) if ws.to_ascii_lowercase().starts_with("ws://") => Ok(ws.to_string()),
+        _ => Err(format!(
+            "{host}:{port}/json/version has no ws:// webSocketDebuggerUrl"
         )),
     }
 }
@@ -212,29 +302,65 @@ fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
 
 use crate::sys::lock;
 
+/// One client connection's place: counted while it lives, its socket known for [`Proxy::close`].
+struct Slot {
+    context: Arc<Context>,
+    conn: u64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        lock(&self.context.open).remove(&self.conn);
+        self.context.connections.fetch_sub(1, Ordering::SeqCst);
+        self.context
+            .log(json!({"event": "close", "conn": self.conn}));
+    }
+}
+
 fn accept_loop(listener: TcpListener, context: Arc<Context>, stop: Arc<AtomicBool>) {
+    let mut threads: Vec<JoinHandle<()>> = Vec::new();
     for stream in listener.incoming() {
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        // Reap the connections that ended.
+        threads.retain(|h| !h.is_finished());
         let Ok(stream) = stream else { continue };
+        let _ = stream.set_write_timeout(Some(context.options.write_timeout));
+        let conn = context.next_conn.fetch_add(1, Ordering::SeqCst);
         let n = context.connections.fetch_add(1, Ordering::SeqCst);
         if n >= context.options.max_connections {
             context.connections.fetch_sub(1, Ordering::SeqCst);
-            let _ = respond(&stream, 503, "text/plain", b"too many connections\n");
+            let limit = context.options.max_connections;
+            context.log(json!({"event": "over-limit", "conn": conn, "why": format!("{limit} connections open")}));
+            let body =
+                format!("slicc-browsers guard proxy: too many connections (limit {limit})\n");
+            let _ = respond(&stream, 503, "text/plain", body.as_bytes());
             continue;
         }
-        let for_thread = Arc::clone(&context);
-        let spawned = std::thread::Builder::new()
-            .name("guard-proxy-conn".into())
-            .spawn(move || {
-                serve(stream, &for_thread);
-                for_thread.connections.fetch_sub(1, Ordering::SeqCst);
-            });
-        if spawned.is_err() {
-            // The closure (and the stream) is gone: count it back.
-            context.connections.fetch_sub(1, Ordering::SeqCst);
+        if let Ok(clone) = stream.try_clone() {
+            lock(&context.open).insert(conn, clone);
         }
+        let slot = Slot {
+            context: Arc::clone(&context),
+            conn,
+        };
+        context.log(json!({"event": "open", "conn": conn}));
+        // A failed spawn drops the closure, and the slot with it.
+        if let Ok(h) = std::thread::Builder::new()
+            .name("guard-proxy-conn".into())
+            .spawn(move || serve(stream, &slot))
+        {
+            threads.push(h);
+        }
+    }
+    // Closing: every open connection is shut down (its relay ends with it), then joined.
+    let open: Vec<TcpStream> = lock(&context.open).drain().map(|(_, s)| s).collect();
+    for socket in open {
+        let _ = socket.shutdown(std::net::Shutdown::Both);
+    }
+    for h in threads {
+        let _ = h.join();
     }
 }
 
@@ -306,7 +432,8 @@ fn read_head(stream: &mut TcpStream) -> Result<Head, (u16, String)> {
     })
 }
 
-fn serve(mut stream: TcpStream, context: &Context) {
+fn serve(mut stream: TcpStream, slot: &Slot) {
+    let context = &*slot.context;
     let _ = stream.set_nodelay(true);
     let head = match read_head(&mut stream) {
         Ok(h) => h,
@@ -321,7 +448,7 @@ fn serve(mut stream: TcpStream, context: &Context) {
         .get("upgrade")
         .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
     if upgrade && path.starts_with("/devtools/browser/") {
-        return relay(stream, &head, context);
+        return relay(stream, &head, slot);
     }
     if head.method != "GET" {
         let _ = respond(&stream, 405, "text/plain", b"only GET\n");
@@ -364,24 +491,57 @@ fn json_version(context: &Context) -> Result<Value, (u16, String)> {
         "/json/version",
     )
     .map_err(|e| (502, e))?;
-    let path = context
-        .upstream_ws
+    let why = |what: &str| {
+        (
+            502,
+            format!(
+                "{}:{}/json/version {what}",
+                context.upstream_host, context.upstream_port
+            ),
+        )
+    };
+    let Some(obj) = v.as_object_mut() else {
+        return Err(why("is not a JSON object"));
+    };
+    let Some(ws) = obj.get("webSocketDebuggerUrl").and_then(Value::as_str) else {
+        return Err(why("has no webSocketDebuggerUrl"));
+    };
+    // The browser may have restarted: the next WebSocket connection uses its new URL.
+    if ws.to_ascii_lowercase().starts_with("ws://") && context.options.upstream.starts_with("http")
+    {
+        *lock(&context.upstream_ws) = ws.to_string();
+    }
+    let path = ws
         .find("/devtools/browser/")
-        .map_or("/devtools/browser/guard", |i| &context.upstream_ws[i..]);
-    v["webSocketDebuggerUrl"] = Value::String(format!("ws://{}{path}", context.authority));
+        .map_or("/devtools/browser/guard".to_string(), |i| {
+            ws[i..].to_string()
+        });
+    obj.insert(
+        "webSocketDebuggerUrl".into(),
+        Value::String(format!("ws://{}{path}", context.authority)),
+    );
     Ok(v)
 }
 
 fn json_list(context: &Context) -> Result<Value, (u16, String)> {
     let list = get_json(&context.upstream_host, context.upstream_port, "/json/list")
         .map_err(|e| (502, e))?;
-    let items = list.as_array().cloned().unwrap_or_default();
+    let Value::Array(items) = list else {
+        return Err((
+            502,
+            format!(
+                "{}:{}/json/list is not a JSON array",
+                context.upstream_host, context.upstream_port
+            ),
+        ));
+    };
     // /json/list has no openers: the targets are judged by a policy of their own over CDP,
     // whose Target.getTargets carries them (an about:blank popup of a protected page stays
     // protected), and a target that policy does not show is left out.
     let judged = shown_targets(context).map_err(|e| (502, e))?;
     let shown: Vec<Value> = items
         .into_iter()
+        .filter(Value::is_object)
         .filter(|t| {
             let url = t.get("url").and_then(Value::as_str).unwrap_or_default();
             let id = t.get("id").and_then(Value::as_str).unwrap_or_default();
@@ -422,7 +582,7 @@ fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
     let failed = |e: io::Error| format!("cannot list the browser's targets: {e}");
     let result = loop {
         for f in &out.to_browser {
-            writer.text(f).map_err(failed)?;
+            writer.text(f.clone()).map_err(failed)?;
         }
         if let Some(list) = out.to_client.iter().find_map(|f| {
             let v: Value = serde_json::from_str(f).ok()?;
@@ -453,9 +613,10 @@ fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
         .collect())
 }
 
-/// Closes one side of a relay with `code` and `reason`, waiting for its writer.
-fn close(side: &Writer, code: CloseCode, reason: &str) {
-    side.close(
+/// Closes one side of a relay with `code` and `reason`, after what is queued for it.
+fn close(side: &Side, code: CloseCode, reason: &str) {
+    let _ = side.flush();
+    side.writer.close(
         Some(CloseFrame {
             code,
             reason: reason.to_string().into(),
@@ -464,62 +625,173 @@ fn close(side: &Writer, code: CloseCode, reason: &str) {
     );
 }
 
+/// One side of a relay: its writer and what the policy returned for it, in order, not yet
+/// written. Frames are queued under the policy's lock and written after it is released.
+struct Side {
+    writer: Writer,
+    queue: Mutex<Queue>,
+    /// Held by the thread writing the queue out.
+    flushing: Mutex<()>,
+    /// The most bytes queued before the connection counts as stuck.
+    cap: usize,
+}
+
+#[derive(Default)]
+struct Queue {
+    frames: VecDeque<String>,
+    bytes: usize,
+}
+
+impl Side {
+    fn new(writer: Writer, cap: usize) -> Side {
+        Side {
+            writer,
+            queue: Mutex::new(Queue::default()),
+            flushing: Mutex::new(()),
+            cap,
+        }
+    }
+
+    /// Queues `frames` (call with the policy's lock held, so that the order is the policy's).
+    fn push(&self, frames: Vec<String>) -> io::Result<()> {
+        if frames.is_empty() {
+            return Ok(());
+        }
+        let mut q = lock(&self.queue);
+        for f in frames {
+            q.bytes += f.len();
+            q.frames.push_back(f);
+        }
+        if q.bytes > self.cap {
+            return Err(io::Error::other(
+                "the peer does not read: write queue over its limit",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes what is queued, in order. One thread writes at a time; another that finds it
+    /// busy leaves its frames to it (the writer looks at the queue again after it lets go).
+    fn flush(&self) -> io::Result<()> {
+        loop {
+            let Ok(guard) = self.flushing.try_lock() else {
+                return Ok(());
+            };
+            loop {
+                let batch = {
+                    let mut q = lock(&self.queue);
+                    q.bytes = 0;
+                    std::mem::take(&mut q.frames)
+                };
+                if batch.is_empty() {
+                    break;
+                }
+                for f in batch {
+                    self.writer.text(f)?;
+                }
+            }
+            drop(guard);
+            if lock(&self.queue).frames.is_empty() {
+                return Ok(());
+            }
+        }
+    }
+}
+
 /// The relay of one client connection.
-struct Relay {
+struct Relay<'a> {
     policy: Mutex<Policy>,
     /// The client's side: the proxy is its server and does not mask.
-    client: Writer,
+    client: Side,
     /// The browser's side: the proxy is its client and masks.
-    browser: Writer,
-    started: Instant,
+    browser: Side,
+    context: &'a Context,
+    conn: u64,
     done: AtomicBool,
 }
 
-impl Relay {
+impl Relay<'_> {
     fn now(&self) -> u64 {
-        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+        u64::try_from(self.context.started.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// Runs one frame through the policy and sends what it returns, in order, while holding the
-    /// policy (so two directions never interleave their outputs).
-    fn pass(&self, frame: &str, from_client: bool) -> io::Result<()> {
-        let mut policy = lock(&self.policy);
-        let now = self.now();
-        let out = if from_client {
-            policy.from_client(frame, now)
-        } else {
-            policy.from_browser(frame, now)
+    /// Runs the policy (`run`) under its lock and queues what it returns, in its order; then,
+    /// with the lock released, logs and writes it.
+    fn step(
+        &self,
+        run: impl FnOnce(&mut Policy, u64) -> Output,
+        from: Option<(&str, bool)>,
+    ) -> io::Result<()> {
+        let (out, queued) = {
+            let mut policy = lock(&self.policy);
+            let mut out = run(&mut policy, self.now());
+            let queued = self
+                .browser
+                .push(std::mem::take(&mut out.to_browser))
+                .and_then(|()| self.client.push(std::mem::take(&mut out.to_client)));
+            (out, queued)
         };
-        for f in &out.to_browser {
-            self.browser.text(f)?;
+        if let Some((frame, from_client)) = from {
+            self.log(frame, from_client, out.verdict, out.why);
         }
-        for f in &out.to_client {
-            self.client.text(f)?;
+        for session in &out.detached {
+            self.context.log(json!({"event": "detached", "conn": self.conn, "sessionId": session, "why": out.why}));
         }
-        Ok(())
+        queued?;
+        self.browser.flush()?;
+        self.client.flush()
+    }
+
+    /// Runs one frame through the policy and sends what it returns.
+    fn pass(&self, frame: &str, from_client: bool) -> io::Result<()> {
+        self.step(
+            |policy, now| {
+                if from_client {
+                    policy.from_client(frame, now)
+                } else {
+                    policy.from_browser(frame, now)
+                }
+            },
+            Some((frame, from_client)),
+        )
     }
 
     fn tick(&self) -> io::Result<()> {
-        let mut policy = lock(&self.policy);
-        let out = policy.tick(self.now());
-        for f in &out.to_browser {
-            self.browser.text(f)?;
+        self.step(|policy, now| policy.tick(now), None)
+    }
+
+    /// A refused or invalid message, to the log.
+    fn log(&self, frame: &str, from_client: bool, verdict: Verdict, why: &str) {
+        let event = match verdict {
+            Verdict::Refuse => "refused",
+            Verdict::Invalid => "invalid",
+            _ => return,
+        };
+        if self.context.options.log.is_none() {
+            return;
         }
-        for f in &out.to_client {
-            self.client.text(f)?;
-        }
-        Ok(())
+        let parsed: Value = serde_json::from_str(frame).unwrap_or(Value::Null);
+        self.context.log(json!({
+            "event": event,
+            "conn": self.conn,
+            "from": if from_client { "client" } else { "browser" },
+            "method": parsed.get("method"),
+            "id": parsed.get("id"),
+            "sessionId": parsed.get("sessionId"),
+            "why": why,
+        }));
     }
 
     fn end(&self) {
         if !self.done.swap(true, Ordering::SeqCst) {
-            self.client.shutdown();
-            self.browser.shutdown();
+            self.client.writer.shutdown();
+            self.browser.writer.shutdown();
         }
     }
 }
 
-fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
+fn relay(mut stream: TcpStream, head: &Head, slot: &Slot) {
+    let context = &*slot.context;
     let Some(key) = head.headers.get("sec-websocket-key") else {
         let _ = respond(&stream, 400, "text/plain", b"no Sec-WebSocket-Key\n");
         return;
@@ -540,6 +812,8 @@ fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
         return;
     }
     let (browser_ws, browser_socket) = upstream;
+    let _ = browser_socket.set_write_timeout(Some(context.options.write_timeout));
+    let _ = stream.set_write_timeout(Some(context.options.write_timeout));
     let Ok(client_read) = stream.try_clone() else {
         return;
     };
@@ -549,45 +823,72 @@ fn relay(mut stream: TcpStream, head: &Head, context: &Context) {
         .max_frame_size(Some(max));
     let client_ws =
         WebSocket::from_raw_socket(ReadHalf::new(client_read), Role::Server, Some(config));
-    let relay = Arc::new(Relay {
+    let cap = context
+        .options
+        .max_browser_message
+        .saturating_add(context.options.max_client_message);
+    let relay = Relay {
         policy: Mutex::new(Policy::new(context.matcher.clone())),
-        client: Writer::new(stream, false),
-        browser: Writer::new(browser_socket, true),
-        started: context.started,
+        client: Side::new(Writer::new(stream, false), cap),
+        browser: Side::new(Writer::new(browser_socket, true), cap),
+        context,
+        conn: slot.conn,
         done: AtomicBool::new(false),
-    });
-    {
+    };
+    let start = {
         let mut policy = lock(&relay.policy);
         let out = policy.start(relay.now());
-        for f in &out.to_browser {
-            if relay.browser.text(f).is_err() {
-                relay.end();
-                return;
-            }
-        }
-    }
-    let for_browser = Arc::clone(&relay);
-    let upstream_thread = std::thread::Builder::new()
-        .name("guard-proxy-up".into())
-        .spawn(move || browser_loop(browser_ws, &for_browser));
-    if upstream_thread.is_err() {
+        relay.browser.push(out.to_browser)
+    };
+    if start.and_then(|()| relay.browser.flush()).is_err() {
         relay.end();
         return;
     }
-    client_loop(client_ws, &relay);
-    relay.end();
-    if let Ok(h) = upstream_thread {
-        let _ = h.join();
+    // The browser's side is read on a thread of its own, joined before this one ends.
+    std::thread::scope(|scope| {
+        let upstream_thread = std::thread::Builder::new()
+            .name("guard-proxy-up".into())
+            .spawn_scoped(scope, || browser_loop(browser_ws, &relay));
+        if upstream_thread.is_err() {
+            relay.end();
+            return;
+        }
+        client_loop(client_ws, &relay);
+        relay.end();
+    });
+}
+
+/// Connects to the browser: its WebSocket (read side) and the socket to write on. When that
+/// fails and the upstream is the browser's `http://` endpoint, its `/json/version` is asked
+/// again (a restarted browser has a new WebSocket URL) and the new URL tried once.
+fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
+    let url = context.upstream_ws();
+    match connect_ws(&url, context) {
+        Ok(ws) => Ok(ws),
+        Err(why)
+            if !context
+                .options
+                .upstream
+                .to_ascii_lowercase()
+                .starts_with("ws") =>
+        {
+            let fresh = browser_ws(&context.upstream_host, context.upstream_port)
+                .map_err(|e| format!("{why}; and {e}"))?;
+            if fresh == url {
+                return Err(why);
+            }
+            *lock(&context.upstream_ws) = fresh.clone();
+            connect_ws(&fresh, context)
+        }
+        Err(why) => Err(why),
     }
 }
 
-/// Connects to the browser: its WebSocket (read side) and the socket to write on.
-fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
-    let url = &context.upstream_ws;
+fn connect_ws(url: &str, context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
     ws::connect(
         url,
         Duration::from_secs(5),
-        None,
+        Some(context.options.write_timeout),
         context.options.max_browser_message,
     )
     .map_err(|e| match e {
@@ -604,7 +905,7 @@ fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream
 
 fn browser_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
     loop {
-        let (read, replied) = ws::read(&mut ws, &relay.browser);
+        let (read, replied) = ws::read(&mut ws, &relay.browser.writer);
         if replied.is_err() {
             break;
         }
@@ -631,11 +932,13 @@ fn browser_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
             }
             Received::Message(_) | Received::Idle => {}
             Received::Failed(_) => {
-                close(
-                    &relay.client,
-                    CloseCode::Away,
-                    "slicc-browsers guard proxy: the browser connection ended",
-                );
+                if !relay.done.load(Ordering::SeqCst) {
+                    close(
+                        &relay.client,
+                        CloseCode::Away,
+                        "slicc-browsers guard proxy: the browser connection ended",
+                    );
+                }
                 break;
             }
         }
@@ -650,7 +953,7 @@ fn client_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
         .stream
         .set_read_timeout(Some(Duration::from_millis(500)));
     loop {
-        let (read, replied) = ws::read(&mut ws, &relay.client);
+        let (read, replied) = ws::read(&mut ws, &relay.client.writer);
         if replied.is_err() {
             break;
         }

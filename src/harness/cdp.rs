@@ -42,8 +42,6 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
-use tungstenite::protocol::frame::coding::{Data, OpCode};
-use tungstenite::protocol::frame::Frame;
 use tungstenite::protocol::WebSocket;
 use tungstenite::Message;
 
@@ -187,8 +185,10 @@ impl Shared {
 
     /// Writes bytes that form whole frames, under the write lock; a failed write ends the
     /// connection (a partial frame would corrupt the stream).
-    fn write_frames(&self, bytes: &[u8]) -> Result<(), String> {
-        self.out.bytes(bytes).map_err(|e| self.write_failed(&e))
+    fn write_text(&self, text: String) -> Result<(), String> {
+        self.out
+            .send(Message::Text(text.into()))
+            .map_err(|e| self.write_failed(&e))
     }
 
     /// Ends the connection after a failed write (a partial frame would corrupt the stream).
@@ -426,7 +426,7 @@ impl CdpClient {
         if let Some(session) = session {
             command.insert("sessionId".into(), Value::String(session.to_string()));
         }
-        let payload = match serde_json::to_vec(&Value::Object(command)) {
+        let payload = match serde_json::to_string(&Value::Object(command)) {
             Ok(p) => p,
             Err(e) => {
                 lock(&self.shared.state).pending.remove(&id);
@@ -435,17 +435,7 @@ impl CdpClient {
                 )));
             }
         };
-        let frame = Frame::message(payload, OpCode::Data(Data::Text), true);
-        let bytes = match self.shared.out.encode(frame) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                lock(&self.shared.state).pending.remove(&id);
-                return Err(CallError::Transport(format!(
-                    "{method}: cannot frame the command: {e}"
-                )));
-            }
-        };
-        if let Err(why) = self.shared.write_frames(&bytes) {
+        if let Err(why) = self.shared.write_text(payload) {
             lock(&self.shared.state).pending.remove(&id);
             return Err(CallError::Transport(why));
         }

@@ -83,11 +83,16 @@ async function main() {
   process.exit(0);
 }
 
-// The worker's answer once its script has run (a worker is reported before it runs).
-const ANSWER = () => new Promise((resolve) => {
-  const look = () => (self.answer ? resolve(self.answer) : setTimeout(look, 10));
-  look();
-});
+// The worker's answer once its script has run (a worker is reported before it runs), asked
+// again from here until it is there.
+async function answer(worker) {
+  for (let i = 0; i < 100; i++) {
+    const got = await worker.evaluate(() => self.answer);
+    if (got !== undefined && got !== null) return got;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return null;
+}
 
 const magic = (buf) => Buffer.from(buf).subarray(0, 4).toString('latin1');
 
@@ -164,7 +169,7 @@ async function playwright(step, base) {
   });
   await step('worker', async () => {
     const [worker] = await Promise.all([page.waitForEvent('worker'), page.goto(`${base}/worker-page`)]);
-    return worker.evaluate(ANSWER);
+    return answer(worker);
   });
   await step('protected navigation', async () => {
     const r = await page.goto(protectedUrl);
@@ -272,7 +277,7 @@ async function puppeteer(step, base) {
       new Promise((resolve) => page.once('workercreated', resolve)),
       page.goto(`${base}/worker-page`),
     ]);
-    return worker.evaluate(ANSWER);
+    return answer(worker);
   });
   await step('protected navigation', async () => {
     const r = await page.goto(protectedUrl);

@@ -17,9 +17,12 @@ pub const USAGE: &str = "\
                       serve the guard vectors' stand-in (HTTP, every route on every host);
                       print its origin, then each request it logs as a JSON line
   guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
+              [--max-connections N] [--log FILE|-]
                       a CDP relay in front of the browser at <cdp-url> (http://host:port or
                       its ws:// URL) that keeps browser control off the protected origins;
-                      print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed
+                      print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed;
+                      at most N connections at once (default 64; more are answered 503);
+                      --log: connections and refusals as JSON lines (- for stderr)
 ";
 
 /// Dispatches `guard <subcommand>`.
@@ -75,18 +78,38 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
     }
 }
 
-/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]...`: serves until killed.
+/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--max-connections N]
+/// [--log FILE|-]`: serves until killed.
 fn proxy(mut args: Args) -> Result<ExitCode, String> {
-    use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+    use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions};
     let upstream = args.required("--upstream", "<cdp-url> (http://host:port or ws://…)")?;
     let listen = args.value("--listen")?;
     let origins = args.values("--origin")?;
+    let max_connections = args.value("--max-connections")?;
+    let log = args.value("--log")?;
     args.finish()?;
     let mut options = ProxyOptions::new(&upstream);
     if let Some(listen) = listen {
         options.listen = listen;
     }
     options.origins = origins;
+    if let Some(n) = max_connections {
+        options.max_connections = n.parse().ok().filter(|n: &usize| *n > 0).ok_or_else(|| {
+            format!("guard proxy: --max-connections {n:?}: not a positive number")
+        })?;
+    }
+    match log.as_deref() {
+        None => {}
+        Some("-") => options.log = Some(ProxyLog::new(std::io::stderr())),
+        Some(path) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("guard proxy: --log {path}: {e}"))?;
+            options.log = Some(ProxyLog::new(file));
+        }
+    }
     let proxy = Proxy::start(options).map_err(|e| format!("guard proxy: {e}"))?;
     println!("cdp {}", proxy.endpoint());
     println!("webSocketDebuggerUrl {}", proxy.websocket_url());
