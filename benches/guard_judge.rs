@@ -12,7 +12,7 @@ use slicc_browsers::harness::runner::expand::{
 };
 use slicc_browsers::harness::runner::judge::{judge_row, Environment, LegRun, RowSpec};
 use slicc_browsers::harness::runner::{
-    Event, LogEntry, Outcome, Read, Record, SessionRecord, Status,
+    Event, LogEntry, Read, Record, Recorded as Outcome, SessionRecord, Status,
 };
 use std::collections::BTreeMap;
 use std::hint::black_box;

@@ -271,7 +271,7 @@ use slicc_browsers::harness::runner::judge::{
 use slicc_browsers::harness::runner::predicate::matches;
 use slicc_browsers::harness::runner::summary::{summarize, Row, Status, SummaryInput};
 use slicc_browsers::harness::runner::{
-    judge_row, Event, LogEntry, NavigationError, Outcome, Read, Record, SessionRecord,
+    judge_row, Event, LogEntry, NavigationError, Read, Record, Recorded as Outcome, SessionRecord,
 };
 
 const TAG_C: &str = "ctl1";

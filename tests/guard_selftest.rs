@@ -8,7 +8,9 @@ mod needs;
 mod subset;
 
 use slicc_browsers::harness::runner::summary::Status;
-use slicc_browsers::harness::selftest::{self, SelfTestOptions, Verdict, CHROMIUM};
+use slicc_browsers::harness::selftest::{
+    self, SelfTestOptions, SelfTestVerdict as Verdict, CHROMIUM,
+};
 use subset::SUBSET;
 
 #[test]

@@ -523,7 +523,7 @@ impl Default for SelfTestOptions {
 
 /// How a row came out in the self-test.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum SelfTestVerdict {
     /// Control and liveness passed, and the attack worked.
     Behaved,
     /// A defect in the vector or the runner: why.
@@ -538,7 +538,7 @@ pub struct SelfTestRow {
     /// The judged row and its records.
     pub result: RowResult,
     /// How it came out.
-    pub verdict: Verdict,
+    pub verdict: SelfTestVerdict,
 }
 
 /// The self-test's result.
@@ -553,20 +553,20 @@ pub struct SelfTestReport {
 impl SelfTestReport {
     /// Rows that behaved.
     pub fn behaved(&self) -> usize {
-        self.count(|v| matches!(v, Verdict::Behaved))
+        self.count(|v| matches!(v, SelfTestVerdict::Behaved))
     }
 
     /// Rows that misbehaved.
     pub fn misbehaved(&self) -> usize {
-        self.count(|v| matches!(v, Verdict::Misbehaved(_)))
+        self.count(|v| matches!(v, SelfTestVerdict::Misbehaved(_)))
     }
 
     /// Rows that skipped.
     pub fn skipped(&self) -> usize {
-        self.count(|v| matches!(v, Verdict::Skipped(_)))
+        self.count(|v| matches!(v, SelfTestVerdict::Skipped(_)))
     }
 
-    fn count(&self, f: impl Fn(&Verdict) -> bool) -> usize {
+    fn count(&self, f: impl Fn(&SelfTestVerdict) -> bool) -> usize {
         self.rows.iter().filter(|r| f(&r.verdict)).count()
     }
 
@@ -574,7 +574,7 @@ impl SelfTestReport {
     pub fn skips(&self) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
         for r in &self.rows {
-            if let Verdict::Skipped(reason) = &r.verdict {
+            if let SelfTestVerdict::Skipped(reason) = &r.verdict {
                 *out.entry(reason.clone()).or_insert(0) += 1;
             }
         }
@@ -594,10 +594,10 @@ impl SelfTestReport {
 }
 
 /// How a judged row came out in the self-test (see the module docs).
-pub fn verdict(vector: &Vector, result: &RowResult) -> Verdict {
+pub fn verdict(vector: &Vector, result: &RowResult) -> SelfTestVerdict {
     let row = &result.row;
     if row.skipped() {
-        return Verdict::Skipped(row.reason.clone().unwrap_or_else(|| "skip".into()));
+        return SelfTestVerdict::Skipped(row.reason.clone().unwrap_or_else(|| "skip".into()));
     }
     let mut why = Vec::new();
     if row.control != Status::Pass {
@@ -625,7 +625,7 @@ pub fn verdict(vector: &Vector, result: &RowResult) -> Verdict {
         }
     }
     if why.is_empty() {
-        Verdict::Behaved
+        SelfTestVerdict::Behaved
     } else {
         // The guarded leg's mismatches are the attack working: only other errors explain.
         why.extend(
@@ -634,7 +634,7 @@ pub fn verdict(vector: &Vector, result: &RowResult) -> Verdict {
                 .filter(|e| !(e.starts_with("guarded: ") && e.contains(", expected ")))
                 .cloned(),
         );
-        Verdict::Misbehaved(why)
+        SelfTestVerdict::Misbehaved(why)
     }
 }
 

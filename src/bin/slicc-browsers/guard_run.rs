@@ -15,7 +15,7 @@ use slicc_browsers::harness::runner::drive::{
 use slicc_browsers::harness::runner::expand::Origins;
 use slicc_browsers::harness::runner::judge::CapabilitySet;
 use slicc_browsers::harness::runner::summary::{summarize, SummaryInput};
-use slicc_browsers::harness::selftest::{self, SelfTestOptions, Verdict};
+use slicc_browsers::harness::selftest::{self, SelfTestOptions, SelfTestVerdict};
 use slicc_browsers::vectors::Vectors;
 
 use crate::args::Args;
@@ -187,13 +187,16 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
     let stdout = Mutex::new(std::io::stdout());
     let report = selftest::selftest(&run.set, &run.options, &|row| {
         let r = &row.result.row;
-        run.row_done(&row.result, matches!(row.verdict, Verdict::Misbehaved(_)));
+        run.row_done(
+            &row.result,
+            matches!(row.verdict, SelfTestVerdict::Misbehaved(_)),
+        );
         if run.json {
             let mut line = serde_json::to_value(r).unwrap_or(Value::Null);
             let (verdict, why) = match &row.verdict {
-                Verdict::Behaved => ("behaved", Vec::new()),
-                Verdict::Misbehaved(why) => ("misbehaved", why.clone()),
-                Verdict::Skipped(reason) => ("skipped", vec![reason.clone()]),
+                SelfTestVerdict::Behaved => ("behaved", Vec::new()),
+                SelfTestVerdict::Misbehaved(why) => ("misbehaved", why.clone()),
+                SelfTestVerdict::Skipped(reason) => ("skipped", vec![reason.clone()]),
             };
             line["selftest"] = Value::String(verdict.into());
             line["why"] = why.into();
@@ -209,7 +212,7 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
     run.progress.end();
     let mut out = std::io::stdout().lock();
     for row in &report.rows {
-        if let Verdict::Misbehaved(why) = &row.verdict {
+        if let SelfTestVerdict::Misbehaved(why) = &row.verdict {
             let r = &row.result.row;
             let _ = writeln!(out, "MISBEHAVED {} {} {}", r.id, r.target, r.variant);
             for w in why {

@@ -19,6 +19,6 @@ pub mod transport;
 
 pub use expand::{Leg, LegStep, Origins, Phase, Vars};
 pub use judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
-pub use record::{LogEntry, NavigationError, Outcome, Read, Record, SessionRecord};
+pub use record::{LogEntry, NavigationError, Read, Record, Recorded, SessionRecord};
 pub use summary::{summarize, Row, RowKey, Status, Summary, SummaryInput};
 pub use transport::{CallError, Event, Transport};

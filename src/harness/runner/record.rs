@@ -27,7 +27,7 @@ pub struct LogEntry {
 /// The outcome a step's `as` names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "outcome", content = "value")]
-pub enum Outcome {
+pub enum Recorded {
     /// A comparable value. A `cdp` step's is `{"ok": true, "result": …}` or
     /// `{"ok": false, "error": {"code": …, "message": …}}`; a page load's is its body (`width N`
     /// for an image, `<status> <body>` with `status`); an `eval`'s is the value; a `guess`'s is
@@ -109,7 +109,7 @@ pub struct Record {
     /// The events the guarded transport delivered during the leg.
     pub events: Vec<Event>,
     /// Each `as` name's outcome.
-    pub outcomes: BTreeMap<String, Outcome>,
+    pub outcomes: BTreeMap<String, Recorded>,
     /// The refusal names recorded: refusable steps whose error matched `refusal.match`.
     pub refused: BTreeSet<String>,
     /// Every refusable step's error text, matched or not, by refusal name.
@@ -120,8 +120,8 @@ pub struct Record {
     pub detached: BTreeSet<String>,
     /// The phases that ran (`setup`, `trigger`, `child`).
     pub executed: BTreeSet<String>,
-    /// The unguarded observer's answers; a read that failed is absent or `Outcome::Failed`.
-    pub reads: Vec<(Read, Outcome)>,
+    /// The unguarded observer's answers; a read that failed is absent or `Recorded::Failed`.
+    pub reads: Vec<(Read, Recorded)>,
     /// Whether an unguarded observer was available for this leg.
     pub observer: bool,
     /// Errors that fail the leg whatever the checks say (`settle: no beacon from …`).

@@ -16,7 +16,7 @@ use super::state::{Background, LegSession, LegState, SessionRole};
 use super::util::lock;
 use super::{LegSetup, Plant, StandIn, BACKGROUND_WAIT, CHILD_WAIT, POLL, PROBE_WAIT};
 use crate::harness::runner::expand::{ExpandedChecks, LegChecks, LegStep, Phase, Vars};
-use crate::harness::runner::record::{LogEntry, Outcome, Read, Record};
+use crate::harness::runner::record::{LogEntry, Read, Record, Recorded};
 use crate::harness::runner::transport::Event;
 use crate::vectors::Step;
 
@@ -100,7 +100,7 @@ pub(super) fn run<'v>(
                     .0;
             }
         }
-        let outcome = done.clone().unwrap_or(Outcome::Pending);
+        let outcome = done.clone().unwrap_or(Recorded::Pending);
         lock(&leg.record).outcomes.insert(name, outcome);
     }
 
@@ -108,7 +108,7 @@ pub(super) fn run<'v>(
     let vars = lock(&leg.vars).clone();
     let checks = checks.expand(&vars);
     let wanted = checks.reads(&vars);
-    let answers: Vec<(Read, Outcome)> = wanted
+    let answers: Vec<(Read, Recorded)> = wanted
         .into_iter()
         .map(|r| {
             let outcome = leg.read(&r);
@@ -171,7 +171,7 @@ impl LegState {
         lock(&self.record).errors.push(text);
     }
 
-    pub(super) fn set_outcome(&self, name: Option<&str>, outcome: Outcome) {
+    pub(super) fn set_outcome(&self, name: Option<&str>, outcome: Recorded) {
         if let Some(name) = name {
             lock(&self.record)
                 .outcomes

@@ -10,7 +10,7 @@ use super::util::{eval_outcome, lock};
 use super::LOAD_TIMEOUT;
 use crate::harness::runner::expand::encode_uri_component;
 use crate::harness::runner::js;
-use crate::harness::runner::record::{Outcome, Read};
+use crate::harness::runner::record::{Read, Recorded};
 use crate::harness::runner::transport::{Event, Transport};
 
 impl LegState {
@@ -40,7 +40,7 @@ impl LegState {
             }),
             Some(&session),
         );
-        if let Outcome::Failed(e) = eval_outcome(answer) {
+        if let Recorded::Failed(e) = eval_outcome(answer) {
             return Err(format!("storage canary on {target}: {e}"));
         }
         lock(&self.plant_sessions).insert(target, session);
@@ -135,23 +135,23 @@ impl LegState {
     }
 
     /// One read through the observer.
-    pub(super) fn read(&self, read: &Read) -> Outcome {
+    pub(super) fn read(&self, read: &Read) -> Recorded {
         let Some(observer) = self.observer.as_ref() else {
-            return Outcome::Failed("no unguarded observer".into());
+            return Recorded::Failed("no unguarded observer".into());
         };
         let observer = observer.as_ref();
         match read {
             Read::Title { session } => {
                 let Some(target) = self.read_target(session) else {
-                    return Outcome::Failed(format!("no {session} target"));
+                    return Recorded::Failed(format!("no {session} target"));
                 };
                 match observer.send("Target.getTargetInfo", json!({ "targetId": target }), None) {
-                    Ok(info) => Outcome::Value(
+                    Ok(info) => Recorded::Value(
                         info.pointer("/targetInfo/title")
                             .cloned()
                             .unwrap_or(Value::Null),
                     ),
-                    Err(e) => Outcome::Failed(e.to_string()),
+                    Err(e) => Recorded::Failed(e.to_string()),
                 }
             }
             Read::Expression {
@@ -159,7 +159,7 @@ impl LegState {
                 session,
             } => {
                 let Some(target) = self.read_target(session) else {
-                    return Outcome::Failed(format!("no {session} target"));
+                    return Recorded::Failed(format!("no {session} target"));
                 };
                 self.on_observer_session(observer, &target, |sid| {
                     eval_outcome(observer.send(
@@ -168,15 +168,15 @@ impl LegState {
                         Some(sid),
                     ))
                 })
-                .unwrap_or_else(Outcome::Failed)
+                .unwrap_or_else(Recorded::Failed)
             }
             Read::History { session } => {
                 let Some(target) = self.read_target(session) else {
-                    return Outcome::Failed(format!("no {session} target"));
+                    return Recorded::Failed(format!("no {session} target"));
                 };
                 self.on_observer_session(observer, &target, |sid| {
                     match observer.send("Page.getNavigationHistory", json!({}), Some(sid)) {
-                        Ok(h) => Outcome::Value(Value::Array(
+                        Ok(h) => Recorded::Value(Value::Array(
                             h.get("entries")
                                 .and_then(Value::as_array)
                                 .map(|entries| {
@@ -187,14 +187,14 @@ impl LegState {
                                 })
                                 .unwrap_or_default(),
                         )),
-                        Err(e) => Outcome::Failed(e.to_string()),
+                        Err(e) => Recorded::Failed(e.to_string()),
                     }
                 })
-                .unwrap_or_else(Outcome::Failed)
+                .unwrap_or_else(Recorded::Failed)
             }
             Read::Errors { session, frame } => {
                 let Some(target) = self.read_target(session) else {
-                    return Outcome::Failed(format!("no {session} target"));
+                    return Recorded::Failed(format!("no {session} target"));
                 };
                 self.read_errors(observer, &target, *frame)
             }
@@ -207,15 +207,15 @@ impl LegState {
     }
 
     /// The error frames of `target` (and, with `frame`, of its out-of-process iframes).
-    fn read_errors(&self, observer: &dyn Transport, target: &str, frame: bool) -> Outcome {
+    fn read_errors(&self, observer: &dyn Transport, target: &str, frame: bool) -> Recorded {
         let mut out = Vec::new();
         let mut frame_ids = BTreeSet::new();
         let read = self.on_observer_session(observer, target, |sid| {
             observer.send("Page.getFrameTree", json!({}), Some(sid))
         });
         match read {
-            Err(e) => return Outcome::Failed(e),
-            Ok(Err(e)) => return Outcome::Failed(format!("Page.getFrameTree: {e}")),
+            Err(e) => return Recorded::Failed(e),
+            Ok(Err(e)) => return Recorded::Failed(format!("Page.getFrameTree: {e}")),
             Ok(Ok(tree)) => {
                 if let Some(root) = tree.get("frameTree") {
                     collect_error_frames(root, false, &mut out, &mut frame_ids);
@@ -259,7 +259,7 @@ impl LegState {
                 }
             }
         }
-        Outcome::Value(Value::Array(out))
+        Recorded::Value(Value::Array(out))
     }
 
     /// The canary on `origin`, read through the observer's plant tab.
@@ -269,9 +269,9 @@ impl LegState {
         origin: &str,
         cookie: &str,
         storage: bool,
-    ) -> Outcome {
+    ) -> Recorded {
         let Some(session) = lock(&self.plant_sessions).get(origin).cloned() else {
-            return Outcome::Failed(format!("no canary was planted on {origin}"));
+            return Recorded::Failed(format!("no canary was planted on {origin}"));
         };
         if storage {
             match eval_outcome(observer.send(
@@ -279,7 +279,7 @@ impl LegState {
                 json!({ "expression": js::canary_read(cookie), "awaitPromise": true, "returnByValue": true }),
                 Some(&session),
             )) {
-                Outcome::Value(v) => Outcome::Value(v.get("storage").cloned().unwrap_or(Value::String(String::new()))),
+                Recorded::Value(v) => Recorded::Value(v.get("storage").cloned().unwrap_or(Value::String(String::new()))),
                 other => other,
             }
         } else {
@@ -288,7 +288,7 @@ impl LegState {
                 json!({ "urls": [format!("{origin}/")] }),
                 Some(&session),
             ) {
-                Ok(r) => Outcome::Value(Value::String(
+                Ok(r) => Recorded::Value(Value::String(
                     r.get("cookies")
                         .and_then(Value::as_array)
                         .and_then(|cs| {
@@ -299,7 +299,7 @@ impl LegState {
                         .unwrap_or("")
                         .to_string(),
                 )),
-                Err(e) => Outcome::Failed(format!("Network.getCookies: {e}")),
+                Err(e) => Recorded::Failed(format!("Network.getCookies: {e}")),
             }
         }
     }

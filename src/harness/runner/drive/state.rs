@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{Plant, StandIn};
 use crate::harness::runner::expand::{LegStep, Vars};
-use crate::harness::runner::record::{Outcome, Record};
+use crate::harness::runner::record::{Record, Recorded};
 use crate::harness::runner::transport::Transport;
 use crate::vectors::{Where, SESSION_CHILD, SESSION_PAGE};
 
@@ -153,7 +153,7 @@ pub(super) struct ChildRule {
 /// A background load's outcome, once it has one.
 #[derive(Default)]
 pub(super) struct Background {
-    pub(super) done: Mutex<Option<Outcome>>,
+    pub(super) done: Mutex<Option<Recorded>>,
     pub(super) cond: Condvar,
 }
 

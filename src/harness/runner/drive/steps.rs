@@ -16,7 +16,7 @@ use super::{POLL, SETTLE_DEFAULT_MS, SETTLE_EXTRA};
 use crate::harness::runner::expand::{chain_start, LegStep};
 use crate::harness::runner::js;
 use crate::harness::runner::logurl::is_beacon;
-use crate::harness::runner::record::{Outcome, SessionRecord};
+use crate::harness::runner::record::{Recorded, SessionRecord};
 use crate::harness::runner::transport::CallError;
 use crate::vectors::{AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Where};
 
@@ -32,7 +32,7 @@ impl LegState {
             Ok(s) => s,
             // No such session (a guard kept the client off the child): the call has no value.
             Err(e) => {
-                self.set_outcome(step.name.as_deref(), Outcome::Failed(e));
+                self.set_outcome(step.name.as_deref(), Recorded::Failed(e));
                 return;
             }
         };
@@ -147,14 +147,14 @@ impl LegState {
             Ok(None) => match self.page_session() {
                 Ok(s) => s,
                 Err(e) => {
-                    self.set_outcome(name, Outcome::Failed(e.clone()));
+                    self.set_outcome(name, Recorded::Failed(e.clone()));
                     self.error(format!("page {action_name}: {e}"));
                     return;
                 }
             },
             // No such session (a guard kept the client off the child): nothing to act on.
             Err(e) => {
-                self.set_outcome(name, Outcome::Failed(e));
+                self.set_outcome(name, Recorded::Failed(e));
                 return;
             }
         };
@@ -167,7 +167,7 @@ impl LegState {
                     Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
                     Err(e) => {
                         self.nav_error(&session, &url, &e);
-                        self.set_outcome(name, Outcome::Failed(e));
+                        self.set_outcome(name, Recorded::Failed(e));
                     }
                 }
             }
@@ -188,7 +188,7 @@ impl LegState {
                     Some(&session),
                 );
                 let outcome = eval_outcome(answer);
-                if let Outcome::Failed(e) = &outcome {
+                if let Recorded::Failed(e) = &outcome {
                     self.note_session_failure(&session);
                     self.nav_error(&session, &url, e);
                 }
@@ -223,7 +223,7 @@ impl LegState {
                         Ok(answer) => call_outcome(&Ok(answer)),
                         Err(e) => {
                             self.nav_error(&session, &framed, &e);
-                            Outcome::Failed(e)
+                            Recorded::Failed(e)
                         }
                     },
                     None => eval_outcome(self.client.send(
@@ -258,7 +258,7 @@ impl LegState {
                             params,
                             Some(&session),
                         ));
-                        if let Outcome::Failed(e) = &outcome {
+                        if let Recorded::Failed(e) = &outcome {
                             leg.nav_error(&session, &url, e);
                         }
                         *lock(&bg.done) = Some(outcome);
@@ -267,7 +267,7 @@ impl LegState {
                 } else {
                     let outcome =
                         eval_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
-                    if let Outcome::Failed(e) = &outcome {
+                    if let Recorded::Failed(e) = &outcome {
                         self.nav_error(&session, &url, e);
                     }
                     self.set_outcome(name, outcome);
@@ -280,7 +280,7 @@ impl LegState {
                     json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
                     Some(&session),
                 ));
-                if matches!(outcome, Outcome::Failed(_)) {
+                if matches!(outcome, Recorded::Failed(_)) {
                     self.note_session_failure(&session);
                 } else if js::is_probe(&expression) {
                     self.probes.fetch_add(1, Ordering::SeqCst);
@@ -411,7 +411,7 @@ impl LegState {
         ) else {
             self.set_outcome(
                 Some(&step.name),
-                Outcome::Failed(format!(
+                Recorded::Failed(format!(
                     "guess: no paused request for {}",
                     g.between.join(" or ")
                 )),
@@ -427,14 +427,14 @@ impl LegState {
                     .client
                     .send(&g.cdp, Value::Object(params), a.session.as_deref());
                 let mut value = match call_outcome(&answer) {
-                    Outcome::Value(v) => v,
-                    Outcome::Failed(e) => json!({ "ok": false, "error": { "message": e } }),
-                    Outcome::Pending => json!({ "ok": false }),
+                    Recorded::Value(v) => v,
+                    Recorded::Failed(e) => json!({ "ok": false, "error": { "message": e } }),
+                    Recorded::Pending => json!({ "ok": false }),
                 };
                 value["requestId"] = Value::String(id);
                 value
             })
             .collect();
-        self.set_outcome(Some(&step.name), Outcome::Value(Value::Array(attempts)));
+        self.set_outcome(Some(&step.name), Recorded::Value(Value::Array(attempts)));
     }
 }

@@ -4,27 +4,27 @@
 use serde_json::{json, Value};
 
 use super::MAX_GUESSES;
-use crate::harness::runner::record::Outcome;
+use crate::harness::runner::record::Recorded;
 use crate::harness::runner::transport::CallError;
 
 pub(super) use crate::sys::lock;
 
 /// A CDP answer as an outcome value: `{ok: true, result}` or `{ok: false, error: {code,
 /// message}}`; a timeout or a broken transport is no value.
-pub(super) fn call_outcome(answer: &Result<Value, CallError>) -> Outcome {
+pub(super) fn call_outcome(answer: &Result<Value, CallError>) -> Recorded {
     match answer {
-        Ok(result) => Outcome::Value(json!({ "ok": true, "result": result })),
-        Err(CallError::Protocol { code, message }) => Outcome::Value(json!({
+        Ok(result) => Recorded::Value(json!({ "ok": true, "result": result })),
+        Err(CallError::Protocol { code, message }) => Recorded::Value(json!({
             "ok": false,
             "error": { "code": code, "message": message },
         })),
-        Err(e) => Outcome::Failed(e.to_string()),
+        Err(e) => Recorded::Failed(e.to_string()),
     }
 }
 
 /// The outcome of a `Runtime.evaluate` by value: its value, or no value for an exception, a
 /// timeout or an error.
-pub(super) fn eval_outcome(answer: Result<Value, CallError>) -> Outcome {
+pub(super) fn eval_outcome(answer: Result<Value, CallError>) -> Recorded {
     match answer {
         Ok(result) => {
             if let Some(details) = result.get("exceptionDetails") {
@@ -33,9 +33,9 @@ pub(super) fn eval_outcome(answer: Result<Value, CallError>) -> Outcome {
                     .and_then(Value::as_str)
                     .or_else(|| details.get("text").and_then(Value::as_str))
                     .unwrap_or("exception");
-                Outcome::Failed(format!("evaluation threw: {text}"))
+                Recorded::Failed(format!("evaluation threw: {text}"))
             } else {
-                Outcome::Value(
+                Recorded::Value(
                     result
                         .pointer("/result/value")
                         .cloned()
@@ -43,7 +43,7 @@ pub(super) fn eval_outcome(answer: Result<Value, CallError>) -> Outcome {
                 )
             }
         }
-        Err(e) => Outcome::Failed(e.to_string()),
+        Err(e) => Recorded::Failed(e.to_string()),
     }
 }
 
@@ -135,26 +135,26 @@ mod tests {
     #[test]
     fn outcomes_of_calls_and_evaluations() {
         let ok = call_outcome(&Ok(json!({"x": 1})));
-        assert_eq!(ok, Outcome::Value(json!({"ok": true, "result": {"x": 1}})));
+        assert_eq!(ok, Recorded::Value(json!({"ok": true, "result": {"x": 1}})));
         let refused = call_outcome(&Err(CallError::Protocol {
             code: -32000,
             message: "no".into(),
         }));
         assert_eq!(
             refused,
-            Outcome::Value(json!({"ok": false, "error": {"code": -32000, "message": "no"}}))
+            Recorded::Value(json!({"ok": false, "error": {"code": -32000, "message": "no"}}))
         );
         assert!(matches!(
             call_outcome(&Err(CallError::Timeout)),
-            Outcome::Failed(_)
+            Recorded::Failed(_)
         ));
         let thrown = eval_outcome(Ok(
             json!({"result": {}, "exceptionDetails": {"text": "boom"}}),
         ));
-        assert_eq!(thrown, Outcome::Failed("evaluation threw: boom".into()));
+        assert_eq!(thrown, Recorded::Failed("evaluation threw: boom".into()));
         assert_eq!(
             eval_outcome(Ok(json!({"result": {"value": 3}}))),
-            Outcome::Value(json!(3))
+            Recorded::Value(json!(3))
         );
     }
 }

@@ -11,7 +11,7 @@ use super::log::{same_url, Entry};
 use super::LegRun;
 use crate::harness::runner::expand::{origin_of, read_for, url_ref_urls, Leg, Vars};
 use crate::harness::runner::predicate;
-use crate::harness::runner::record::{LogEntry, Outcome as Recorded, Read, Record};
+use crate::harness::runner::record::{LogEntry, Read, Record, Recorded};
 use crate::vectors::{BlockSpec, CallNames, Check, Step, Vector, SESSION_CHILD, SESSION_PAGE};
 
 pub(super) struct Sess<'a> {

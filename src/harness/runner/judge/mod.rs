@@ -46,13 +46,14 @@ mod log;
 mod values;
 
 use super::expand::{ExpandedChecks, Leg, LegChecks, Vars};
+use super::plan::ControlVia;
 pub use super::plan::{
     in_scope, precheck, required_capabilities, requirement, skip_capability, skip_no_origin,
     CapabilitySet, Environment, RowSpec, SKIP_NOT_OBSERVABLE, SKIP_OBSERVER,
 };
 use super::record::Record;
 use super::summary::{Observed, Row, Status};
-use crate::vectors::{Check, Expected, Outcome, Vector, VIA_GUARD, VIA_UNGUARDED};
+use crate::vectors::{Check, Expected, Outcome, Vector};
 use ctx::Ctx;
 
 /// One run of a leg: the variables it ran with and what it recorded.
@@ -166,13 +167,13 @@ pub fn judge_runs(
     let mut row = spec.row(Status::Pass, None);
     let mut skip: Option<String> = None;
 
-    let runs_wanted = match v.control.via.as_str() {
-        VIA_GUARD => 1,
-        VIA_UNGUARDED => 2,
-        other => {
+    let runs_wanted = match ControlVia::of(v) {
+        Some(via) => via.runs(),
+        None => {
             row.control = Status::Fail;
             row.errors.push(format!(
-                "control: via {other:?} is neither guard nor unguarded"
+                "control: via {:?} is neither guard nor unguarded",
+                v.control.via
             ));
             0
         }

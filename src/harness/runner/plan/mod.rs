@@ -26,7 +26,7 @@ pub(crate) use gate::{leaf_requirement, prefer_origin};
 use super::expand::{leg_steps, Leg, LegChecks, LegStep, Vars};
 use super::js;
 use super::summary::Row;
-use crate::vectors::{Check, Step, Vector, VIA_UNGUARDED};
+use crate::vectors::{Check, Step, Vector, VIA_GUARD, VIA_UNGUARDED};
 
 /// When a leg plants the canary outside the guard ([`plants_canary`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +55,36 @@ pub enum LegContext {
     /// The default context: the transport cannot make one, or a step works on the default one
     /// ([`uses_default_context`]).
     Default,
+}
+
+/// How a row's control runs: the closed vocabulary of `control.via`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlVia {
+    /// Through the guard, once.
+    Guard,
+    /// Over the unguarded observer, twice: against the ordinary origin, then against the
+    /// protected stand-in.
+    Unguarded,
+}
+
+impl ControlVia {
+    /// The vector's `control.via`, or `None` when it is neither `guard` nor `unguarded` (the
+    /// control then fails, saying so).
+    pub fn of(vector: &Vector) -> Option<ControlVia> {
+        match vector.control.via.as_str() {
+            VIA_GUARD => Some(ControlVia::Guard),
+            VIA_UNGUARDED => Some(ControlVia::Unguarded),
+            _ => None,
+        }
+    }
+
+    /// How many control runs it takes.
+    pub fn runs(self) -> usize {
+        match self {
+            ControlVia::Guard => 1,
+            ControlVia::Unguarded => 2,
+        }
+    }
 }
 
 /// Which client carries a leg run.
@@ -129,7 +159,7 @@ impl<'a> RowPlan<'a> {
         let vector = spec.vector;
         // (run name, leg whose steps and expectation, vars leg, client, run index)
         let mut runs: Vec<(&'static str, Leg, Leg, LegClient, usize)> = Vec::new();
-        if vector.control.via == VIA_UNGUARDED {
+        if ControlVia::of(vector) == Some(ControlVia::Unguarded) {
             runs.push((
                 "control",
                 Leg::Control,
