@@ -27,7 +27,6 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
 const OPEN: &[(&str, u8)] = &[
     ("c2.inflight-redirect", 2),
-    ("c2.sw-navigation", 2),
     ("c2.bfcache-back", 2),
     ("c7.debugger-script-source", 7),
 ];
