@@ -1742,12 +1742,12 @@ fn debugger_script_source(ctx: &Ctx) -> Res {
 }
 
 fn download_behavior(ctx: &Ctx) -> Res {
-    let dir = std::env::temp_dir().join(format!(
-        "slicc-attacks-dl-{}-{}",
-        std::process::id(),
-        ctx.tag
-    ));
-    let _ = std::fs::create_dir_all(&dir);
+    // Removed when it drops, on every path out (an early `?` used to leave it in /tmp).
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("slicc-attacks-dl-{}-", ctx.tag))
+        .tempdir()
+        .map_err(|e| Stop::Setup(format!("download dir: {e}")))?;
+    let dir = tmp.path();
     let from = ctx.c.event_count();
     let r = ctx.send(
         "Browser.setDownloadBehavior",
@@ -1769,7 +1769,9 @@ fn download_behavior(ctx: &Ctx) -> Res {
         json!({"behavior": "default"}),
         None,
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    // The browser may still be writing the download into the dir: let it land, then remove it.
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = tmp.close();
     r?;
     ctx.holds_secret(
         "Browser.downloadWillBegin",
