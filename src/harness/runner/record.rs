@@ -28,10 +28,14 @@ pub struct LogEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "outcome", content = "value")]
 pub enum Recorded {
-    /// A comparable value. A `cdp` step's is `{"ok": true, "result": …}` or
-    /// `{"ok": false, "error": {"code": …, "message": …}}`; a page load's is its body (`width N`
-    /// for an image, `<status> <body>` with `status`); an `eval`'s is the value; a `guess`'s is
-    /// the array of its attempts' outcomes.
+    /// A comparable value. Every named outcome has one shape (issue 21, reading 2): a `cdp`
+    /// step's is `{"ok": true, "result": …}` or `{"ok": false, "error": {"code": …, "message":
+    /// …}}`; a page action's is that of its `Runtime.evaluate`, `{"ok": true, "result": {"result":
+    /// {"type", "value"}}, "value": …}`, whose `value` is the body of a load (`width N` for an
+    /// image, `<status> <body>` with `status`) or the value of an `eval`; a `guess`'s is
+    /// `{"ok": <an attempt was answered>, "result": [attempts], "value": [attempts]}`. A
+    /// `result` check's `path` resolves against the whole outcome; without a path it reads
+    /// `value` when there is one, else the whole outcome.
     Value(Value),
     /// No value: a timeout, a timeout sentinel, an evaluation exception or a broken transport.
     /// Checks that read it fail.

@@ -40,6 +40,7 @@ pub(super) fn run<'v>(
         }),
         page: Mutex::new(None),
         children: Mutex::new(Vec::new()),
+        self_detached: Mutex::new(BTreeSet::new()),
         rules: Mutex::new(Vec::new()),
         answers: Mutex::new(Vec::new()),
         paused: Mutex::new(Vec::new()),

@@ -113,3 +113,8 @@ pub fn run_leg<'v>(
 ) -> (Record, Vars, ExpandedChecks<'v>) {
     leg::run(setup, stand_in, checks)
 }
+
+#[cfg(test)]
+mod fake;
+#[cfg(test)]
+mod tests;

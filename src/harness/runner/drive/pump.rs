@@ -40,16 +40,12 @@ pub(super) fn pump(leg: &Arc<LegState>) {
             "Target.attachedToTarget" => leg.on_attached(&event, index),
             "Target.detachedFromTarget" => {
                 if let Some(sid) = event.params.get("sessionId").and_then(Value::as_str) {
-                    if let Some(role) = leg.role_of(sid) {
-                        lock(&leg.record).detached.insert(role.as_str().into());
-                    }
+                    leg.on_detached(sid);
                 }
             }
             "Inspector.detached" => {
                 if let Some(sid) = event.session_id.as_deref() {
-                    if let Some(role) = leg.role_of(sid) {
-                        lock(&leg.record).detached.insert(role.as_str().into());
-                    }
+                    leg.on_detached(sid);
                 }
             }
             _ => {}
@@ -58,6 +54,17 @@ pub(super) fn pump(leg: &Arc<LegState>) {
 }
 
 impl LegState {
+    /// A session detached: the guard's `detached` for its role, unless the client's own call
+    /// detached it (issue 21, reading 6).
+    fn on_detached(&self, session: &str) {
+        if lock(&self.self_detached).contains(session) {
+            return;
+        }
+        if let Some(role) = self.role_of(session) {
+            lock(&self.record).detached.insert(role.as_str().into());
+        }
+    }
+
     fn on_paused(&self, event: &Event, auth: bool) {
         let p = &event.params;
         let Some(id) = p.get("requestId").and_then(Value::as_str) else {
@@ -175,7 +182,27 @@ impl LegState {
             .collect();
         let client = Arc::clone(&self.client);
         let sid = sid.to_string();
+        let child = LegSession {
+            session_id: sid.clone(),
+            target_id: target_id.to_string(),
+            parent: event.session_id.clone(),
+        };
+        let record_child = |leg: &LegState| {
+            lock(&leg.children).push(child.clone());
+            lock(&leg.record).sessions.push(SessionRecord {
+                role: SessionRole::Child.as_str().into(),
+                session_id: sid.clone(),
+                target_id: target_id.to_string(),
+                url: url.to_string(),
+            });
+        };
         if rules.is_empty() {
+            // With no `children` step at all, an auto-attached target is still the current
+            // child (`session: "child"`, child reads, `attached`); one a `children` step's
+            // `where` leaves out is resumed and otherwise left alone (issue 21, reading 5).
+            if lock(&self.rules).is_empty() {
+                record_child(self);
+            }
             if waiting {
                 std::thread::spawn(move || {
                     let _ = client.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&sid));
@@ -183,17 +210,7 @@ impl LegState {
             }
             return;
         }
-        let child = LegSession {
-            session_id: sid.clone(),
-            target_id: target_id.to_string(),
-        };
-        lock(&self.children).push(child.clone());
-        lock(&self.record).sessions.push(SessionRecord {
-            role: SessionRole::Child.as_str().into(),
-            session_id: sid.clone(),
-            target_id: target_id.to_string(),
-            url: url.to_string(),
-        });
+        record_child(self);
         let leg = Arc::clone(self);
         let handle = std::thread::spawn(move || {
             for rule in &rules {
@@ -207,8 +224,9 @@ impl LegState {
             let from = client.event_count();
             let _ = client.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&sid));
             if page_enabled {
-                // The child's first document: commit and load, bounded at 5 s.
-                let _ = leg.wait_load(&sid, from, None, CHILD_WAIT);
+                // The child's first document: commit and load, bounded at 5 s. A popup's
+                // initial `about:blank` is not its first document (issue 21, reading 12).
+                let _ = leg.wait_document(std::slice::from_ref(&sid), from, None, true, CHILD_WAIT);
             }
         });
         lock(&self.child_threads).push(handle);

@@ -19,6 +19,8 @@ use crate::vectors::{Where, SESSION_CHILD, SESSION_PAGE};
 pub(super) struct LegSession {
     pub(super) session_id: String,
     pub(super) target_id: String,
+    /// The session it was auto-attached on (`None`: the browser session, or not auto-attached).
+    pub(super) parent: Option<String>,
 }
 
 /// The role a session plays in a leg, as the record names it (`SessionRecord::role`,
@@ -157,10 +159,13 @@ pub(super) struct Background {
     pub(super) cond: Condvar,
 }
 
-/// The last page action: when it started and, for a redirect chain, its final destination.
+/// The last page action: when it started (in the stand-in's log and in the client's events),
+/// the session it ran on and, for a redirect chain, its final destination.
 #[derive(Debug, Clone)]
 pub(super) struct ActionMark {
     pub(super) mark: u64,
+    pub(super) event: usize,
+    pub(super) session: Option<String>,
     pub(super) final_url: Option<String>,
 }
 
@@ -173,6 +178,9 @@ pub(super) struct LegState {
     pub(super) record: Mutex<Record>,
     pub(super) page: Mutex<Option<LegSession>>,
     pub(super) children: Mutex<Vec<LegSession>>,
+    /// Sessions the client itself detached (or whose detach its own call caused): their
+    /// detaches are not a guard's `detached`.
+    pub(super) self_detached: Mutex<BTreeSet<String>>,
     pub(super) rules: Mutex<Vec<ChildRule>>,
     pub(super) answers: Mutex<Vec<AnswerRule>>,
     pub(super) paused: Mutex<Vec<Paused>>,

@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 use super::state::{
     ActionMark, AnswerRule, Background, ChildRule, LegSession, LegState, PageAction, SessionRole,
 };
-use super::util::{call_outcome, eval_outcome, ids_between, lock, session_gone};
+use super::util::{
+    answered, call_outcome, failure_text, ids_between, lock, page_outcome, session_gone,
+};
 use super::{POLL, SETTLE_DEFAULT_MS, SETTLE_EXTRA};
 use crate::harness::runner::expand::{chain_start, LegStep};
 use crate::harness::runner::js;
@@ -62,7 +64,14 @@ impl LegState {
         if let Some(target) = &explicit_attach {
             lock(&self.own_targets).insert(target.clone());
         }
+        let detaching = self.mark_self_detached(&step.cdp, &params, session.as_deref());
         let answer = self.client.send(&step.cdp, params, session.as_deref());
+        if answer.is_err() {
+            let mut marked = lock(&self.self_detached);
+            for s in &detaching {
+                marked.remove(s);
+            }
+        }
         if let (Some(target), Ok(result)) = (&explicit_attach, &answer) {
             if let Some(sid) = result.get("sessionId").and_then(Value::as_str) {
                 lock(&self.record).sessions.push(SessionRecord {
@@ -88,7 +97,9 @@ impl LegState {
             let role = self.role_of(sid);
             let known_detached =
                 role.is_some_and(|r| lock(&self.record).detached.contains(r.as_str()));
-            if role == Some(SessionRole::Child) && (known_detached || session_gone(e)) {
+            let by_client = lock(&self.self_detached).contains(sid);
+            if role == Some(SessionRole::Child) && !by_client && (known_detached || session_gone(e))
+            {
                 lock(&self.record)
                     .detached
                     .insert(SessionRole::Child.as_str().into());
@@ -162,7 +173,7 @@ impl LegState {
         let tag = self.var("tag").unwrap_or_default();
         match action {
             Some(PageAction::Navigate) => {
-                self.mark_action(final_url);
+                self.mark_action(&session, final_url);
                 match self.navigate(&session, &url) {
                     Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
                     Err(e) => {
@@ -181,16 +192,16 @@ impl LegState {
                 let Some(src) = js::page_action(action.as_str(), &url, &log, &tag) else {
                     return;
                 };
-                self.mark_action(final_url);
+                self.mark_action(&session, final_url);
                 let answer = self.client.send(
                     "Runtime.evaluate",
                     json!({ "expression": src, "userGesture": true, "returnByValue": true }),
                     Some(&session),
                 );
-                let outcome = eval_outcome(answer);
-                if let Recorded::Failed(e) = &outcome {
+                let outcome = page_outcome(answer);
+                if !answered(&outcome) {
                     self.note_session_failure(&session);
-                    self.nav_error(&session, &url, e);
+                    self.nav_error(&session, &url, &failure_text(&outcome));
                 }
                 self.set_outcome(name, outcome);
             }
@@ -202,21 +213,9 @@ impl LegState {
                     let framed = js::framed_url(&from, &url);
                     (String::new(), Some(framed))
                 };
-                self.mark_action(final_url);
+                self.mark_action(&session, final_url);
                 // The pre-action heartbeat names the framed URL itself.
-                let pre = js::pre_url(&log, &tag, &url);
-                let _ = self.client.send(
-                    "Runtime.evaluate",
-                    json!({
-                        "expression": format!(
-                            "fetch({}, {{ mode: 'no-cors', keepalive: true }}).then(function () {{ return true; }}, function () {{ return false; }})",
-                            Value::String(pre)
-                        ),
-                        "awaitPromise": true,
-                        "returnByValue": true,
-                    }),
-                    Some(&session),
-                );
+                self.pre_heartbeat(&session, &log, &tag, &url);
                 std::thread::sleep(Duration::from_millis(50));
                 let outcome = match nav {
                     Some(framed) => match self.navigate(&session, &framed) {
@@ -226,7 +225,7 @@ impl LegState {
                             Recorded::Failed(e)
                         }
                     },
-                    None => eval_outcome(self.client.send(
+                    None => page_outcome(self.client.send(
                         "Runtime.evaluate",
                         json!({ "expression": src, "returnByValue": true }),
                         Some(&session),
@@ -246,6 +245,9 @@ impl LegState {
                 let params = json!({
                     "expression": src, "awaitPromise": true, "returnByValue": true,
                 });
+                // The pre-action heartbeat, as for navigations, so that `pre` with a `blocked`
+                // load proves liveness (issue 21, reading 11).
+                self.pre_heartbeat(&session, &log, &tag, &url);
                 if step.background == Some(true) {
                     let bg = Arc::new(Background::default());
                     if let Some(name) = name {
@@ -253,34 +255,34 @@ impl LegState {
                     }
                     let leg = Arc::clone(self);
                     std::thread::spawn(move || {
-                        let outcome = eval_outcome(leg.client.send(
+                        let outcome = page_outcome(leg.client.send(
                             "Runtime.evaluate",
                             params,
                             Some(&session),
                         ));
-                        if let Recorded::Failed(e) = &outcome {
-                            leg.nav_error(&session, &url, e);
+                        if !answered(&outcome) {
+                            leg.nav_error(&session, &url, &failure_text(&outcome));
                         }
                         *lock(&bg.done) = Some(outcome);
                         bg.cond.notify_all();
                     });
                 } else {
                     let outcome =
-                        eval_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
-                    if let Recorded::Failed(e) = &outcome {
-                        self.nav_error(&session, &url, e);
+                        page_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
+                    if !answered(&outcome) {
+                        self.nav_error(&session, &url, &failure_text(&outcome));
                     }
                     self.set_outcome(name, outcome);
                 }
             }
             Some(PageAction::Eval) => {
                 let expression = step.expression.clone().unwrap_or_default();
-                let outcome = eval_outcome(self.client.send(
+                let outcome = page_outcome(self.client.send(
                     "Runtime.evaluate",
                     json!({ "expression": expression, "awaitPromise": true, "returnByValue": true }),
                     Some(&session),
                 ));
-                if matches!(outcome, Recorded::Failed(_)) {
+                if !answered(&outcome) {
                     self.note_session_failure(&session);
                 } else if js::is_probe(&expression) {
                     self.probes.fetch_add(1, Ordering::SeqCst);
@@ -293,11 +295,82 @@ impl LegState {
         }
     }
 
-    pub(super) fn mark_action(&self, final_url: Option<String>) {
+    pub(super) fn mark_action(&self, session: &str, final_url: Option<String>) {
         *lock(&self.action) = Some(ActionMark {
             mark: self.stand_in.mark(),
+            event: self.client.event_count(),
+            session: Some(session.to_string()),
             final_url,
         });
+    }
+
+    /// The sessions a call will detach itself, marked before it is sent so that the pump never
+    /// reads their detach as a guard's (issue 21, reading 6): an explicit
+    /// `Target.detachFromTarget` or `Target.closeTarget`, and `Target.setAutoAttach` with
+    /// `autoAttach: false`, which detaches every session auto-attached on the session it is
+    /// sent on.
+    pub(super) fn mark_self_detached(
+        &self,
+        method: &str,
+        params: &Value,
+        session: Option<&str>,
+    ) -> Vec<String> {
+        let param = |k: &str| params.get(k).and_then(Value::as_str);
+        let attached: Vec<(String, String)> = lock(&self.record)
+            .sessions
+            .iter()
+            .map(|s| (s.session_id.clone(), s.target_id.clone()))
+            .collect();
+        let mut out: Vec<String> = match method {
+            "Target.detachFromTarget" => match (param("sessionId"), param("targetId")) {
+                (Some(sid), _) => vec![sid.to_string()],
+                (None, Some(tid)) => attached
+                    .iter()
+                    .filter(|(_, t)| t == tid)
+                    .map(|(s, _)| s.clone())
+                    .collect(),
+                (None, None) => Vec::new(),
+            },
+            "Target.closeTarget" => param("targetId").map_or_else(Vec::new, |tid| {
+                attached
+                    .iter()
+                    .filter(|(_, t)| t == tid)
+                    .map(|(s, _)| s.clone())
+                    .collect()
+            }),
+            "Target.setAutoAttach"
+                if params.get("autoAttach").and_then(Value::as_bool) == Some(false) =>
+            {
+                lock(&self.children)
+                    .iter()
+                    .filter(|c| c.parent.as_deref() == session)
+                    .map(|c| c.session_id.clone())
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        out.sort();
+        out.dedup();
+        lock(&self.self_detached).extend(out.iter().cloned());
+        out
+    }
+
+    /// Sends the pre-action heartbeat `<log>/live?tag=&step=pre&to=<url>` from the page and
+    /// waits for its answer (or its failure).
+    fn pre_heartbeat(&self, session: &str, log: &str, tag: &str, url: &str) {
+        let pre = js::pre_url(log, tag, url);
+        let _ = self.client.send(
+            "Runtime.evaluate",
+            json!({
+                "expression": format!(
+                    "fetch({}, {{ mode: 'no-cors', keepalive: true }}).then(function () {{ return true; }}, function () {{ return false; }})",
+                    Value::String(pre)
+                ),
+                "awaitPromise": true,
+                "returnByValue": true,
+            }),
+            Some(session),
+        );
     }
 
     pub(super) fn answer_step(&self, step: &AnswerStep) {
@@ -328,7 +401,11 @@ impl LegState {
     pub(super) fn settle_step(self: &Arc<Self>, step: &SettleStep) {
         let s = &step.settle;
         if s.variant == Some(true) {
+            // The run's detach variant instead of the fixed `ms`, then, like every settle, a
+            // main-frame commit followed by its load, then 600 ms (issue 21, reading 1).
             std::thread::sleep(Duration::from_millis(self.detach_delay));
+            let _ = self.wait_action_document(Duration::from_millis(SETTLE_DEFAULT_MS));
+            std::thread::sleep(SETTLE_EXTRA);
             return;
         }
         let ms = s.ms.unwrap_or(SETTLE_DEFAULT_MS);
@@ -402,6 +479,24 @@ impl LegState {
         std::thread::sleep(SETTLE_EXTRA);
     }
 
+    /// Waits for a main-frame commit followed by its load that came after the last page action
+    /// started, on the session it ran on or on a child (a popup it opened); without a page
+    /// action, one from now on the page.
+    fn wait_action_document(self: &Arc<Self>, timeout: Duration) -> Result<(), String> {
+        let action = lock(&self.action).clone();
+        let (from, session) = match action {
+            Some(ActionMark {
+                event,
+                session: Some(session),
+                ..
+            }) => (event, session),
+            _ => (self.client.event_count(), self.page_session()?),
+        };
+        let mut sessions = vec![session];
+        sessions.extend(lock(&self.children).iter().map(|c| c.session_id.clone()));
+        self.wait_document(&sessions, from, None, true, timeout)
+    }
+
     pub(super) fn guess_step(self: &Arc<Self>, step: &GuessStep) {
         let g = &step.guess;
         let find = |url: &str| lock(&self.paused).iter().find(|p| p.url == url).cloned();
@@ -435,6 +530,15 @@ impl LegState {
                 value
             })
             .collect();
-        self.set_outcome(Some(&step.name), Recorded::Value(Value::Array(attempts)));
+        // The `cdp` step's shape (issue 21, reading 2): `result` is the attempts, `ok` whether
+        // one of them was answered, and `value` (what a check with no `path` reads) the
+        // attempts too.
+        let ok = attempts
+            .iter()
+            .any(|a| a.get("ok") == Some(&Value::Bool(true)));
+        self.set_outcome(
+            Some(&step.name),
+            Recorded::Value(json!({ "ok": ok, "result": attempts, "value": attempts })),
+        );
     }
 }

@@ -15,13 +15,20 @@ use crate::harness::runner::transport::Event;
 use crate::vectors::{SESSION_BROWSER, SESSION_CHILD, SESSION_PAGE};
 
 impl LegState {
-    /// The session id a step's `session` names (`None`: the browser session).
+    /// The session id a step's `session` names (`None`: the browser session). A step nested in
+    /// `children` (`child` is its target) without `session` runs on that child: the spec's
+    /// `children` "runs the nested steps on every target auto-attached" (issue 21, reading 4).
     pub(super) fn session_for(
         self: &Arc<Self>,
         session: Option<&str>,
         child: Option<&LegSession>,
     ) -> Result<Option<String>, String> {
-        match session.unwrap_or(SESSION_PAGE) {
+        let default = if child.is_some() {
+            SESSION_CHILD
+        } else {
+            SESSION_PAGE
+        };
+        match session.unwrap_or(default) {
             SESSION_BROWSER => Ok(None),
             SESSION_CHILD => {
                 if let Some(child) = child {
@@ -102,6 +109,7 @@ impl LegState {
         *lock(&self.page) = Some(LegSession {
             session_id: session_id.clone(),
             target_id: target_id.clone(),
+            parent: None,
         });
         self.set_var("pageTarget", &target_id);
         self.client
@@ -140,22 +148,37 @@ impl LegState {
         loader: Option<&str>,
         timeout: Duration,
     ) -> Result<(), String> {
+        self.wait_document(&[session.to_string()], from, loader, false, timeout)
+    }
+
+    /// Waits for a main-frame `Page.frameNavigated` on one of `sessions` (with `loader` when
+    /// given; not an `about:blank` commit when `skip_blank`) at event `from` or later, then a
+    /// `Page.loadEventFired` on that session after it.
+    pub(super) fn wait_document(
+        &self,
+        sessions: &[String],
+        from: usize,
+        loader: Option<&str>,
+        skip_blank: bool,
+        timeout: Duration,
+    ) -> Result<(), String> {
         let deadline = Instant::now() + timeout;
-        let session_owned = session.to_string();
-        let loader_owned = loader.map(str::to_string);
         let committed = self.client.wait_event(
             from,
             &|e: &Event| {
                 e.method == "Page.frameNavigated"
-                    && e.session_id.as_deref() == Some(session_owned.as_str())
+                    && e.session_id.as_ref().is_some_and(|s| sessions.contains(s))
                     && e.params.pointer("/frame/parentId").is_none()
-                    && loader_owned.as_deref().is_none_or(|l| {
+                    && loader.is_none_or(|l| {
                         e.params.pointer("/frame/loaderId").and_then(Value::as_str) == Some(l)
                     })
+                    && !(skip_blank
+                        && e.params.pointer("/frame/url").and_then(Value::as_str)
+                            == Some("about:blank"))
             },
             timeout,
         );
-        let Some((index, _)) = committed else {
+        let Some((index, commit)) = committed else {
             return Err(format!(
                 "no main-frame commit within {}ms",
                 timeout.as_millis()
@@ -165,10 +188,7 @@ impl LegState {
         self.client
             .wait_event(
                 index + 1,
-                &|e: &Event| {
-                    e.method == "Page.loadEventFired"
-                        && e.session_id.as_deref() == Some(session_owned.as_str())
-                },
+                &|e: &Event| e.method == "Page.loadEventFired" && e.session_id == commit.session_id,
                 left,
             )
             .map(|_| ())

@@ -47,6 +47,45 @@ pub(super) fn eval_outcome(answer: Result<Value, CallError>) -> Recorded {
     }
 }
 
+/// The outcome of a page action (`fetch`, `xhr`, `image`, `eval`, and the navigating ones),
+/// run as a `Runtime.evaluate` by value: the `cdp` step's shape `{ok: true, result: <the
+/// evaluation's answer>, value}`, where `value` is the evaluated value (a fetch's body at
+/// `result.result.value`); a protocol error is `{ok: false, error: {code, message}}`. An
+/// exception, a timeout or a broken transport is no value (issue 21, reading 2).
+pub(super) fn page_outcome(answer: Result<Value, CallError>) -> Recorded {
+    match answer {
+        Ok(result) => match eval_outcome(Ok(result.clone())) {
+            Recorded::Value(value) => {
+                Recorded::Value(json!({ "ok": true, "result": result, "value": value }))
+            }
+            other => other,
+        },
+        Err(e @ CallError::Protocol { .. }) => call_outcome(&Err(e)),
+        Err(e) => Recorded::Failed(e.to_string()),
+    }
+}
+
+/// Whether an outcome is an answered call (`ok` is not `false`, or a value of another shape).
+pub(super) fn answered(outcome: &Recorded) -> bool {
+    match outcome {
+        Recorded::Value(v) => v.get("ok") != Some(&Value::Bool(false)),
+        _ => false,
+    }
+}
+
+/// The error text of an outcome that is not [`answered`].
+pub(super) fn failure_text(outcome: &Recorded) -> String {
+    match outcome {
+        Recorded::Value(v) => v
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("error")
+            .to_string(),
+        Recorded::Failed(e) => e.clone(),
+        Recorded::Pending => "pending".into(),
+    }
+}
+
 /// Whether an error reads like the session is gone.
 pub(super) fn session_gone(error: &CallError) -> bool {
     match error {

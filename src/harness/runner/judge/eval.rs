@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::ctx::Ctx;
 use super::log::{loaded_url, pre_url, same_url, served_matches};
-use super::values::{at_path, has_cookie, has_url_with_prefix};
+use super::values::{at_path, has_cookie, has_url_with_prefix, outcome_at};
 use super::Truth;
 use crate::harness::runner::expand::{chain_urls, origin_of};
 use crate::harness::runner::plan::{leaf_requirement, prefer_origin, requirement};
@@ -160,6 +160,16 @@ impl Ctx<'_> {
     pub(super) fn leaf(&self, check: &Check) -> (bool, Proof) {
         match check {
             Check::Beacon(c) => (self.beacon(&c.beacon), Proof::None),
+            // A bare path with no `origin` is that path on any origin (issue 21, reading 3).
+            Check::Served(c) if c.origin.is_none() && c.served.starts_with('/') => {
+                let matched: Vec<String> = self
+                    .log
+                    .iter()
+                    .filter(|e| served_matches(&e.url[e.origin.len()..], &c.served))
+                    .map(|e| e.url.to_string())
+                    .collect();
+                (!matched.is_empty(), Proof::Logged(matched))
+            }
             Check::Served(c) => {
                 let url = match &c.origin {
                     Some(o) if c.served.starts_with('/') => format!("{o}{}", c.served),
@@ -213,7 +223,7 @@ impl Ctx<'_> {
                     return (false, Proof::None);
                 }
                 let holds = self.outcome(&c.result).is_some_and(|v| {
-                    let at = at_path(v, c.path.as_deref());
+                    let at = outcome_at(v, c.path.as_deref());
                     self.predicate(&c.equals, at)
                 });
                 (holds, Proof::None)
@@ -257,15 +267,14 @@ impl Ctx<'_> {
                 let matched = holds && names.iter().all(|n| self.record.refused.contains(n));
                 (holds, if matched { Proof::Refusal } else { Proof::None })
             }
+            // The call got an answer that is not a refusal: a browser error (`ok: false` with
+            // an error no refusal matched) is still reached (issue 21, reading 10).
             Check::Reached(c) => {
                 let names = self.names(&c.reached, false);
                 let holds = !names.is_empty()
-                    && names.iter().all(|n| {
-                        !self.record.refused.contains(n)
-                            && self
-                                .outcome(n)
-                                .is_some_and(|v| v.get("ok") != Some(&Value::Bool(false)))
-                    });
+                    && names
+                        .iter()
+                        .all(|n| !self.record.refused.contains(n) && self.outcome(n).is_some());
                 (holds, Proof::None)
             }
             Check::Registration(c) => {

@@ -17,18 +17,18 @@
 //! | check | holds when |
 //! | --- | --- |
 //! | `beacon: O` | a `/beacon` entry whose `origin` query (decoded) is `O`; an entry without an `origin` query counts for its own origin (the stand-in CSP document's inline beacon) |
-//! | `served: U` (`origin`: `O` + path) | an entry with that exact URL; a URL without a query also matches entries with one (`/plant` is `/plant?tag=…`) |
+//! | `served: U` (`origin`: `O` + path) | an entry with that exact URL; a URL without a query also matches entries with one (`/plant` is `/plant?tag=…`); a bare path with no `origin` matches that path (and query) on any origin |
 //! | `header: h, on: U, value?` | an entry for `U` carrying header `h` (with `value`, one of its comma-separated values equal to it) |
 //! | `hops: H, to: T` | every URL of the chain ([`chain_urls`](super::expand::chain_urls)) has an entry |
 //! | `pre: U` | a `/live` entry with `step=pre` and `to` = the URL: a string, a chain's `index`, else the chain's first URL (the one the page action loads) |
 //! | `loaded: U` | an entry for the URL (a string, a chain's `index`, else the chain's `to`), or a `/live` heartbeat (not `step=pre`) on its origin whose `n` is the URL's `n` |
 //! | `event: m, where?` | a delivered event `{method, params, sessionId}` with method `m` matching `where` |
-//! | `result: a, path?, equals` | outcome `a` is a value and, at `path` (dotted; numbers index arrays), matches `equals`; a failed or pending outcome is false |
+//! | `result: a, path?, equals` | outcome `a` (`{ok, result, …}`) is a value and, at `path` (dotted; numbers index arrays; without one, its `value` when it has one, else all of it), matches `equals`; a failed or pending outcome is false |
 //! | `cookie: c, from: a, on?` | outcome `a` holds an object named `c` with a `domain` that matches `on`'s host (a leading dot also matches subdomains) |
 //! | `filtered: {from, cookie, on?}` | every named call answered (`ok: true`) and no answer holds that cookie; `"all"` is every `as` of the leg's `cdp` steps |
 //! | `compare: [a, b], path` | both outcomes are values, equal at `path` |
 //! | `refused: names` | every name (`"all"`: every refusable step of the leg) was recorded refused; with the check's own `refusal.match`, its recorded error matches that instead |
-//! | `reached: names` | every named outcome is a value, not refused, and `ok` is not `false` |
+//! | `reached: names` | every named outcome is an answer (a value, `ok: false` included: a browser error is still reached) and was not recorded refused |
 //! | `registration: "any"` | a refusable step of the leg was refused with its `refusal.match` matched |
 //! | `attached: X, session?` | a session of that role (without `session`: a child or explicitly attached one, never the row's own page) whose target's URL, at attach time or in later `Target.*` / main-frame `Page.frameNavigated` events, has origin `X` (or starts with `X` when it has a path) |
 //! | `delivered: S` | a delivered event holds a `url` or `documentURL` member, at any depth, starting with `S` |
@@ -445,3 +445,6 @@ pub fn evaluate(
         None => Ok(truth),
     }
 }
+
+#[cfg(test)]
+mod tests;

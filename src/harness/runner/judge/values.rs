@@ -3,6 +3,20 @@
 
 use serde_json::Value;
 
+/// The value a named outcome is read at: at a dotted `path`, resolved against the whole outcome
+/// `{ok, result, …}` ([`at_path`]); without a path, the outcome's `value` when it carries one
+/// (a page action's evaluated value, a guess's attempts), else the whole outcome (issue 21,
+/// reading 2: "a check with no path keeps today's meaning").
+pub(super) fn outcome_at<'v>(outcome: &'v Value, path: Option<&str>) -> Option<&'v Value> {
+    if path.is_some_and(|p| !p.is_empty()) {
+        return at_path(outcome, path);
+    }
+    match outcome {
+        Value::Object(m) if m.contains_key("ok") && m.contains_key("value") => m.get("value"),
+        other => Some(other),
+    }
+}
+
 /// The value at a dotted path (numbers index arrays); the whole value without a path.
 pub(super) fn at_path<'v>(value: &'v Value, path: Option<&str>) -> Option<&'v Value> {
     let Some(path) = path.filter(|p| !p.is_empty()) else {

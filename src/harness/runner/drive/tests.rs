@@ -1,0 +1,410 @@
+//! The driver read as the format is written (issue 21), on a scripted browser ([`super::fake`]).
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::fake::{event, judge, run, vector, Fake, Log};
+use crate::harness::runner::judge::Truth;
+
+fn expression(params: &Value) -> &str {
+    params
+        .get("expression")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+const CHILD: &str = "C1";
+
+/// `Target.attachedToTarget` of a popup `child-1` on session `C1` (browser-level auto-attach).
+fn attach(fake: &Fake, waiting: bool) {
+    fake.push(
+        "Target.attachedToTarget",
+        json!({
+            "sessionId": CHILD,
+            "targetInfo": { "targetId": "child-1", "type": "page", "url": "http://seven.test/doc?n=T1" },
+            "waitingForDebugger": waiting,
+        }),
+        None,
+    );
+}
+
+/// Reading 1: `settle: {variant: true}` waits the variant's delay *and then*, like every settle,
+/// for a main-frame commit followed by its load: the step after it runs only once the page
+/// action's delayed navigation has loaded (here 300 ms after the action, with `prompt`'s 0 ms).
+#[test]
+fn settle_variant_waits_for_the_commit_and_its_load() {
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([
+            { "page": "href", "url": "{target}/doc?n=dest" },
+            { "settle": { "variant": true } },
+            { "page": "eval", "expression": "document.title", "as": "after" },
+        ]),
+        json!({ "result": "after", "equals": "x", "observer": "client" }),
+    );
+    let fake = Fake::new(|fake, method, params, session| {
+        if method == "Runtime.evaluate" && expression(params).contains("location.href = to") {
+            let s = session.map(str::to_string);
+            fake.push_later(
+                Duration::from_millis(300),
+                vec![
+                    event(
+                        "Page.frameNavigated",
+                        json!({ "frame": { "id": "F", "loaderId": "L2", "url": "http://seven.test/doc?n=dest" } }),
+                        s.as_deref(),
+                    ),
+                    event("Page.loadEventFired", json!({}), s.as_deref()),
+                ],
+            );
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    run(&v, &fake, &log, 0);
+    // Whatever the driver did, the destination has committed and loaded by now.
+    std::thread::sleep(Duration::from_millis(500));
+    let loaded = fake
+        .index_of("Page.frameNavigated", Some("S-page-1"), |p| {
+            p.pointer("/frame/url") == Some(&json!("http://seven.test/doc?n=dest"))
+        })
+        .expect("the destination committed");
+    let after = fake
+        .calls("Runtime.evaluate")
+        .into_iter()
+        .find(|(p, ..)| expression(p) == "document.title")
+        .expect("the step after the settle ran");
+    assert!(
+        after.2 > loaded + 1,
+        "the step after settle.variant ran at event {}, before the destination's commit ({loaded}) and load",
+        after.2
+    );
+}
+
+/// Reading 4: steps nested in `children` run on the child by default, without `session`.
+#[test]
+fn nested_steps_run_on_the_child_by_default() {
+    let v = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "children": [ { "cdp": "Runtime.enable" } ], "requires": ["autoAttach"] },
+        ]),
+        json!([{ "page": "eval", "expression": "open()" }, { "wait": 300 }]),
+        json!({ "detached": "child", "observer": "client" }),
+    );
+    let fake = Fake::new(|fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, true);
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    run(&v, &fake, &log, 0);
+    let sessions: Vec<Option<String>> = fake
+        .calls("Runtime.enable")
+        .into_iter()
+        .map(|(_, s, _)| s)
+        .collect();
+    assert_eq!(
+        sessions,
+        [Some(CHILD.to_string())],
+        "Runtime.enable ran on {sessions:?}"
+    );
+}
+
+/// Reading 5: an auto-attached target with no `children` step is still the current child:
+/// `session: "child"` steps go to it, and `attached` with `session: "child"` sees it.
+#[test]
+fn an_auto_attached_target_is_the_child_without_a_children_step() {
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([
+            { "page": "eval", "expression": "open()" },
+            { "wait": 300 },
+            { "cdp": "Runtime.evaluate", "params": { "expression": "2" }, "session": "child", "as": "r", "requires": ["autoAttach"] },
+        ]),
+        json!({ "attached": "{target}", "session": "child", "observer": "client" }),
+    );
+    let fake = Fake::new(|fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, false);
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    let (record, vars) = run(&v, &fake, &log, 0);
+    let on: Vec<Option<String>> = fake
+        .calls("Runtime.evaluate")
+        .into_iter()
+        .filter(|(p, ..)| expression(p) == "2")
+        .map(|(_, s, _)| s)
+        .collect();
+    assert_eq!(
+        on,
+        [Some(CHILD.to_string())],
+        "the child step ran on {on:?}"
+    );
+    let attached = json!({ "attached": "{target}", "session": "child", "observer": "client" });
+    assert_eq!(judge(&v, &record, &vars, attached), Truth::True);
+}
+
+/// Reading 6: a detach the client caused itself (a browser-session `Target.setAutoAttach
+/// {autoAttach: false}`, which detaches every auto-attached session) is not a guard's `detached`;
+/// one the client did not cause still is.
+#[test]
+fn detaches_the_client_caused_are_not_detached() {
+    let v = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "children": [ { "cdp": "Runtime.enable" } ], "requires": ["autoAttach"] },
+        ]),
+        json!([
+            { "page": "eval", "expression": "open()" },
+            { "wait": 100 },
+            { "cdp": "Target.setAutoAttach", "session": "browser", "params": { "autoAttach": false, "waitForDebuggerOnStart": false, "flatten": true }, "requires": ["autoAttach", "browserSession"] },
+            { "wait": 200 },
+        ]),
+        json!({ "detached": "child", "observer": "client" }),
+    );
+    let detach = |fake: &Fake| {
+        fake.push(
+            "Target.detachedFromTarget",
+            json!({ "sessionId": CHILD, "targetId": "child-1" }),
+            None,
+        );
+    };
+    let fake = Fake::new(move |fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, false);
+        }
+        if method == "Target.setAutoAttach" && params.get("autoAttach") == Some(&json!(false)) {
+            detach(fake);
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    let (record, vars) = run(&v, &fake, &log, 0);
+    let check = json!({ "detached": "child", "observer": "client" });
+    assert_eq!(
+        judge(&v, &record, &vars, check.clone()),
+        Truth::False,
+        "{:?}",
+        record.detached
+    );
+
+    // The same detach with no call of the client's before it: the guard's.
+    let v2 = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "children": [ { "cdp": "Runtime.enable" } ], "requires": ["autoAttach"] },
+        ]),
+        json!([
+            { "page": "eval", "expression": "open()" },
+            { "wait": 100 },
+            { "page": "eval", "expression": "guard()" },
+            { "wait": 200 },
+        ]),
+        check.clone(),
+    );
+    let fake2 = Fake::new(move |fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, false);
+        }
+        if method == "Runtime.evaluate" && expression(params) == "guard()" {
+            detach(fake);
+        }
+        None
+    });
+    let (record, vars) = run(&v2, &fake2, &log, 0);
+    assert_eq!(judge(&v2, &record, &vars, check), Truth::True);
+}
+
+/// Reading 11: `fetch`, `xhr` and `image` page actions send the pre-action heartbeat for their
+/// URL before they load it, as navigations do.
+#[test]
+fn loads_send_the_pre_action_heartbeat_first() {
+    for action in ["fetch", "xhr", "image"] {
+        let v = vector(
+            json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+            json!([{ "page": action, "url": "{target}/data?n={tag}", "as": "body" }]),
+            json!({ "pre": "{target}/data?n={tag}", "observer": "fixture" }),
+        );
+        let fake = Fake::new(|_, _, _, _| None);
+        let log = std::sync::Arc::new(Log::default());
+        run(&v, &fake, &log, 0);
+        let pre = "step=pre&to=http%3A%2F%2Fseven.test%2Fdata%3Fn%3DT1";
+        let evaluations: Vec<String> = fake
+            .calls("Runtime.evaluate")
+            .into_iter()
+            .map(|(p, ..)| expression(&p).to_string())
+            .collect();
+        let pre_at = evaluations.iter().position(|e| e.contains(pre));
+        let load_at = evaluations
+            .iter()
+            .position(|e| e.contains("http://seven.test/data?n=T1") && !e.contains(pre));
+        assert!(
+            pre_at.is_some() && pre_at < load_at,
+            "{action}: no pre-action heartbeat before the load in {evaluations:#?}"
+        );
+    }
+}
+
+/// Reading 12: the first-document wait of a child (after its `children` steps enabled Page) is
+/// not satisfied by the popup's initial `about:blank` commit: a later child step runs only after
+/// the popup's own document committed and loaded.
+#[test]
+fn a_childs_first_document_is_not_its_initial_about_blank() {
+    let v = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "children": [ { "cdp": "Page.enable", "session": "child" } ], "requires": ["autoAttach"] },
+        ]),
+        json!([
+            { "page": "eval", "expression": "open()" },
+            { "wait": 100 },
+            { "cdp": "Runtime.evaluate", "params": { "expression": "later" }, "session": "child", "requires": ["autoAttach"] },
+        ]),
+        json!({ "detached": "child", "observer": "client" }),
+    );
+    let fake = Fake::new(|fake, method, params, session| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, true);
+        }
+        if method == "Runtime.runIfWaitingForDebugger" && session == Some(CHILD) {
+            fake.push(
+                "Page.frameNavigated",
+                json!({ "frame": { "id": "P", "loaderId": "A", "url": "about:blank" } }),
+                Some(CHILD),
+            );
+            fake.push("Page.loadEventFired", json!({}), Some(CHILD));
+            fake.push_later(
+                Duration::from_millis(300),
+                vec![
+                    event(
+                        "Page.frameNavigated",
+                        json!({ "frame": { "id": "P", "loaderId": "B", "url": "http://seven.test/doc?n=T1" } }),
+                        Some(CHILD),
+                    ),
+                    event("Page.loadEventFired", json!({}), Some(CHILD)),
+                ],
+            );
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    run(&v, &fake, &log, 0);
+    // Whatever the driver did, the popup's document has committed and loaded by now.
+    std::thread::sleep(Duration::from_millis(500));
+    let committed = fake
+        .index_of("Page.frameNavigated", Some(CHILD), |p| {
+            p.pointer("/frame/url") == Some(&json!("http://seven.test/doc?n=T1"))
+        })
+        .expect("the popup's document committed");
+    let later = fake
+        .calls("Runtime.evaluate")
+        .into_iter()
+        .find(|(p, ..)| expression(p) == "later")
+        .expect("the later child step ran");
+    assert!(
+        later.2 > committed + 1,
+        "the later child step ran at event {}, before the popup's document ({committed}) loaded",
+        later.2
+    );
+}
+
+/// Reading 2: every named outcome looks like `{ok, result, …}`, and a `result` check's `path`
+/// resolves against it: `result.result.value` is a fetch's body, `ok` whether it answered; a
+/// check with no path keeps reading the body.
+#[test]
+fn page_outcomes_have_the_cdp_shape() {
+    let body = json!({ "result": "body", "equals": "real-{tag}", "observer": "client" });
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([{ "page": "fetch", "url": "{target}/data?n={tag}", "as": "body" }]),
+        body.clone(),
+    );
+    let fake = Fake::new(|_, method, params, _| {
+        (method == "Runtime.evaluate" && expression(params).starts_with("fetch(\"http://seven"))
+            .then(|| Ok(json!({ "result": { "type": "string", "value": "real-T1" } })))
+    });
+    let log = std::sync::Arc::new(Log::default());
+    let (record, vars) = run(&v, &fake, &log, 0);
+    for (path, equals) in [
+        ("result.result.value", json!("real-{tag}")),
+        ("ok", json!(true)),
+    ] {
+        let check =
+            json!({ "result": "body", "path": path, "equals": equals, "observer": "client" });
+        assert_eq!(
+            judge(&v, &record, &vars, check),
+            Truth::True,
+            "path {path} on {:?}",
+            record.outcomes.get("body")
+        );
+    }
+    assert_eq!(
+        judge(&v, &record, &vars, body),
+        Truth::True,
+        "no path: the body"
+    );
+}
+
+/// Reading 2, for `guess`: its outcome is `{ok, result: [attempts]}`, so `path: "result"` reads
+/// the attempts (each with `ok`); with no path the check reads the attempts as before.
+#[test]
+fn a_guess_outcome_holds_its_attempts_under_result() {
+    let v = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "cdp": "Fetch.enable" },
+        ]),
+        json!([
+            { "page": "eval", "expression": "go()" },
+            { "wait": 200 },
+            { "guess": { "between": ["http://a.test/a", "http://a.test/b"], "cdp": "Fetch.continueRequest", "params": {} }, "as": "guesses" },
+        ]),
+        json!({ "result": "guesses", "equals": { "$some": { "ok": true } }, "observer": "client" }),
+    );
+    let fake = Fake::new(|fake, method, params, session| {
+        if method == "Runtime.evaluate" && expression(params) == "go()" {
+            for (id, url) in [
+                ("job-1.0", "http://a.test/a"),
+                ("job-4.0", "http://a.test/b"),
+            ] {
+                fake.push(
+                    "Fetch.requestPaused",
+                    json!({ "requestId": id, "request": { "url": url } }),
+                    session,
+                );
+            }
+        }
+        if method == "Fetch.continueRequest" && params.get("requestId") == Some(&json!("job-3.0")) {
+            return Some(Err(
+                crate::harness::runner::transport::CallError::Protocol {
+                    code: -32602,
+                    message: "Invalid InterceptionId.".into(),
+                },
+            ));
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    let (record, vars) = run(&v, &fake, &log, 0);
+    let some_ok = json!({ "$some": { "ok": true } });
+    let with_path =
+        json!({ "result": "guesses", "path": "result", "equals": some_ok, "observer": "client" });
+    assert_eq!(
+        judge(&v, &record, &vars, with_path),
+        Truth::True,
+        "{:?}",
+        record.outcomes.get("guesses")
+    );
+    let no_path = json!({ "result": "guesses", "equals": some_ok, "observer": "client" });
+    assert_eq!(judge(&v, &record, &vars, no_path), Truth::True);
+    let every = json!({ "result": "guesses", "path": "result", "equals": { "$every": { "ok": true } }, "observer": "client" });
+    assert_eq!(
+        judge(&v, &record, &vars, every),
+        Truth::False,
+        "job-3.0 was refused"
+    );
+}
