@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::runner::drive::RowResult;
 use super::runner::summary::{summarize, Summary, SummaryInput};
-use super::selftest::{run_in_chromium, Chromium, SelfTestOptions, HOSTS, OWN_ORIGIN};
+use super::selftest::{run_in_chromium, Chromium, SelfTestOptions, OWN_ORIGIN};
 use crate::guard::proxy::{Proxy, ProxyOptions};
 use crate::vectors::Vectors;
 
@@ -36,6 +36,17 @@ impl Drop for Guarded {
         self.proxy.close();
         self.chromium.kill();
     }
+}
+
+/// The client's own origin the proxy protects besides the catalog's: the origin map's `own`
+/// (else its `client`), or [`OWN_ORIGIN`] without a map.
+fn own_origin(options: &SelfTestOptions) -> String {
+    options
+        .origins
+        .as_ref()
+        .and_then(|o| o.get("own").or_else(|| o.get("client")))
+        .unwrap_or(OWN_ORIGIN)
+        .to_string()
 }
 
 /// What a certification run found.
@@ -62,10 +73,11 @@ pub fn certify(
     let (rows, elapsed) = run_in_chromium(
         set,
         options,
-        |program, port| {
-            let chromium = Chromium::launch(program, &HOSTS, port)?;
+        |program, hosts, port, options| {
+            let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+            let chromium = Chromium::launch(program, &hosts, port)?;
             let mut proxy_options = ProxyOptions::new(&chromium.http_url());
-            proxy_options.origins = vec![OWN_ORIGIN.to_string()];
+            proxy_options.origins = vec![own_origin(options)];
             let proxy = Proxy::start(proxy_options).map_err(|e| format!("guard proxy: {e}"))?;
             Ok(Guarded { proxy, chromium })
         },

@@ -10,14 +10,21 @@
 //! process group is killed when the self-test ends, also on failure or panic.
 //!
 //! The "guarded" client is Chromium itself: each leg gets two fresh CDP connections to the
-//! slot's browser, one as the client and one as the unguarded observer. A row **behaves**
-//! when its control passes, its liveness passes, and every guarded expectation a guard must
-//! bring about comes out the other way (the attack works when nothing guards): each name of
-//! `expected` with `true` or `false` observed as the opposite. Otherwise it **misbehaves**: a
-//! defect in the vector or the runner. Rows a precheck skips (a null origin, the vector's own
-//! `skip`) count as skipped. Text vectors are not rows of the self-test.
+//! slot's browser, one as the client and one as the unguarded observer. Under the spec's rule
+//! ([`verdict`], the default) a row **behaves** when its control passes and its guarded
+//! expectations fail: the guarded leg fails with some expected name observed the other way
+//! (the attack works when nothing guards). Under `--strict` ([`verdict_strict`], what CI holds
+//! our own file to) its liveness must pass too, and every guarded expectation comes out the
+//! other way, except a name the control expects equally, which must simply hold. Otherwise it
+//! **misbehaves**: a defect in the vector or the runner. Rows a precheck skips (a null origin,
+//! the vector's own `skip`, a method the browser lacks) count as skipped. Text vectors are not
+//! rows of the self-test.
 //!
 //! # Origins
+//!
+//! `--origins FILE` ([`SelfTestOptions::origins`]) replaces the table below with the map
+//! `guard run` reads, for every target (its optional names default as the spec says: `plain`
+//! to `ordinary`); every host it names is mapped to the stand-in. Without it:
 //!
 //! | name | origin |
 //! | --- | --- |
@@ -421,20 +428,52 @@ impl<B: Send> Guard for Slots<B> {
     }
 }
 
-/// The run options of `options`' rows, with the self-test's origins (see the module docs).
+/// The run options of `options`' rows: its origin map when it has one, else the self-test's
+/// own (see the module docs).
 fn run_options(options: &SelfTestOptions) -> RunOptions {
     let mut run = RunOptions {
-        origins: origins_for(""),
+        origins: options.origins.clone().unwrap_or_else(|| origins_for("")),
         targets: options.targets.clone(),
         variants: options.variants.clone(),
         ids: options.ids.clone(),
         parallel: options.parallel.max(1),
         ..RunOptions::default()
     };
-    for t in crate::vectors::PROTECTED_TARGETS {
-        run.target_origins.insert(t.to_string(), origins_for(t));
+    if options.origins.is_none() {
+        for t in crate::vectors::PROTECTED_TARGETS {
+            run.target_origins.insert(t.to_string(), origins_for(t));
+        }
     }
     run
+}
+
+/// The hosts a run with `options` maps to its stand-in: [`HOSTS`], and the host of every origin
+/// of its origin map. Fails on an origin the stand-in cannot serve: it speaks plain HTTP only.
+pub fn hosts(options: &SelfTestOptions) -> Result<Vec<String>, String> {
+    let mut hosts: Vec<String> = HOSTS.iter().map(|h| h.to_string()).collect();
+    let Some(origins) = &options.origins else {
+        return Ok(hosts);
+    };
+    for name in super::runner::expand::REQUIRED_ORIGINS
+        .into_iter()
+        .chain(super::runner::expand::OPTIONAL_ORIGINS.map(|(n, _)| n))
+    {
+        let Some(origin) = origins.get(name) else {
+            continue;
+        };
+        if !origin.starts_with("http://") {
+            return Err(format!(
+                "origin map: {name} is {origin}, but the stand-in serves plain HTTP only \
+                 (map every name to an http:// origin, or to null)"
+            ));
+        }
+        let host = super::runner::expand::host_of(origin)
+            .ok_or_else(|| format!("origin map: {name} is {origin}, which has no host"))?;
+        if !hosts.iter().any(|h| h == host) {
+            hosts.push(host.to_string());
+        }
+    }
+    Ok(hosts)
 }
 
 /// `set` with only its runnable vectors (text vectors are not rows of the self-test).
@@ -465,7 +504,7 @@ pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, 
 pub(crate) fn run_in_chromium<B: Send + 'static>(
     set: &Vectors,
     options: &SelfTestOptions,
-    launch: fn(&str, u16) -> Result<B, String>,
+    launch: fn(&str, &[String], u16, &SelfTestOptions) -> Result<B, String>,
     endpoints: fn(&B) -> (String, String),
     transport: &'static str,
     on_row: &(dyn Fn(&RowResult) + Sync),
@@ -473,6 +512,7 @@ pub(crate) fn run_in_chromium<B: Send + 'static>(
     if !Path::new(&options.chromium).exists() {
         return Err(format!("{} is not installed", options.chromium));
     }
+    let hosts = hosts(options)?;
     let fixture = Arc::new(
         Fixture::start(FixtureOptions::default())
             .map_err(|e| format!("cannot start the stand-in: {e}"))?,
@@ -480,9 +520,10 @@ pub(crate) fn run_in_chromium<B: Send + 'static>(
     let started = Instant::now();
     let run = run_options(options);
     let (program, port) = (options.chromium.clone(), fixture.port());
+    let slot_options = options.clone();
     let guard = Slots::new(
         run.parallel,
-        Box::new(move || launch(&program, port)),
+        Box::new(move || launch(&program, &hosts, port, &slot_options)),
         endpoints,
         transport,
         options.call_timeout,
@@ -510,6 +551,13 @@ pub struct SelfTestOptions {
     pub parallel: usize,
     /// How long one CDP call may take.
     pub call_timeout: Duration,
+    /// The origin map (`--origins`, read as `guard run` reads it), used for every target's
+    /// rows; `None`: the self-test's own map (see the module docs). Every host it names is
+    /// mapped to the stand-in too.
+    pub origins: Option<Origins>,
+    /// Judge rows by the stricter rule ([`verdict_strict`], `--strict`) instead of the spec's
+    /// ([`verdict`]).
+    pub strict: bool,
 }
 
 impl Default for SelfTestOptions {
@@ -521,6 +569,8 @@ impl Default for SelfTestOptions {
             ids: Vec::new(),
             parallel: 1,
             call_timeout: Duration::from_secs(20),
+            origins: None,
+            strict: false,
         }
     }
 }
@@ -597,8 +647,26 @@ impl SelfTestReport {
     }
 }
 
-/// How a judged row came out in the self-test (see the module docs).
+/// How a judged row came out in the self-test under the spec's rule (`npm run test:guard`:
+/// "controls must pass and guarded expectations must fail"): a row **behaves** when its control
+/// passed and its guarded leg failed with at least one guarded expectation observed the other
+/// way (the attack worked). A guarded leg that failed only through errors (a settle that timed
+/// out, a broken transport) proves no attack, so it misbehaves; liveness is not judged, since a
+/// file may hold live checks that only a guard's refusal satisfies. See [`verdict_strict`].
 pub fn verdict(vector: &Vector, result: &RowResult) -> SelfTestVerdict {
+    judge_row(vector, result, false)
+}
+
+/// The stricter reading (`guard selftest --strict`, what CI holds our own file to): the
+/// control and liveness passed, and every guarded expectation a guard must bring about came
+/// out the other way, except that one the control expects equally (the same name with the same
+/// boolean in `control.expected`) must simply hold, since it holds whether or not a guard
+/// runs. Names expecting `"either"` are not judged.
+pub fn verdict_strict(vector: &Vector, result: &RowResult) -> SelfTestVerdict {
+    judge_row(vector, result, true)
+}
+
+fn judge_row(vector: &Vector, result: &RowResult, strict: bool) -> SelfTestVerdict {
     let row = &result.row;
     if row.skipped() {
         return SelfTestVerdict::Skipped(row.reason.clone().unwrap_or_else(|| "skip".into()));
@@ -607,25 +675,54 @@ pub fn verdict(vector: &Vector, result: &RowResult) -> SelfTestVerdict {
     if row.control != Status::Pass {
         why.push(format!("control: {}", row.control.as_str()));
     }
-    if row.live != Status::Pass {
+    if strict && row.live != Status::Pass {
         why.push(format!("live: {}", row.live.as_str()));
     }
     if why.is_empty() {
         let guarded = row.observations.get("guarded");
+        let control = match &vector.control.expected {
+            crate::vectors::Expected::Checks(c) => Some(c),
+            crate::vectors::Expected::Text(_) => None,
+        };
+        let mut attack_worked = false;
         if let crate::vectors::Expected::Checks(expected) = &vector.expected {
             for (name, outcome) in expected.iter() {
                 let Outcome::Is(want) = outcome else {
                     continue;
                 };
                 let seen = guarded.and_then(|g| g.get(name)).copied().flatten();
-                if seen != Some(!want) {
-                    why.push(format!(
-                        "guarded.{name}: the attack should work unguarded ({}), observed {}",
-                        !want,
-                        seen.map_or_else(|| "nothing".to_string(), |b| b.to_string())
-                    ));
+                if seen == Some(!want) {
+                    attack_worked = true;
+                }
+                if !strict {
+                    continue;
+                }
+                let equal_on_both = control.and_then(|c| c.get(name)) == Some(&Outcome::Is(*want));
+                let should = if equal_on_both { *want } else { !want };
+                if seen != Some(should) {
+                    why.push(if equal_on_both {
+                        format!(
+                            "guarded.{name}: expected {want} on both legs, so it holds unguarded \
+                             too, observed {}",
+                            seen.map_or_else(|| "nothing".to_string(), |b| b.to_string())
+                        )
+                    } else {
+                        format!(
+                            "guarded.{name}: the attack should work unguarded ({}), observed {}",
+                            !want,
+                            seen.map_or_else(|| "nothing".to_string(), |b| b.to_string())
+                        )
+                    });
                 }
             }
+        }
+        let guarded_failed = row.guarded == Status::Fail && attack_worked;
+        if !strict && !guarded_failed {
+            why.push(format!(
+                "guarded: {}, and no guarded expectation came out the other way (the attack \
+                 should work unguarded)",
+                row.guarded.as_str()
+            ));
         }
     }
     if why.is_empty() {
@@ -651,14 +748,21 @@ pub fn selftest(
     let judged = |result: &RowResult| {
         let v = set.vector(&result.row.id)?;
         Some(SelfTestRow {
-            verdict: verdict(v, result),
+            verdict: if options.strict {
+                verdict_strict(v, result)
+            } else {
+                verdict(v, result)
+            },
             result: result.clone(),
         })
     };
     let (results, elapsed) = run_in_chromium(
         &runnable(set),
         options,
-        |program, port| Chromium::launch(program, &HOSTS, port),
+        |program, hosts, port, _| {
+            let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+            Chromium::launch(program, &hosts, port)
+        },
         |b: &Chromium| (b.ws_url().to_string(), b.ws_url().to_string()),
         "chromium",
         &|result| {

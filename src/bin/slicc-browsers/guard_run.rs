@@ -22,25 +22,37 @@ use crate::args::Args;
 
 /// The usage lines of `guard selftest` and `guard run`.
 pub const USAGE: &str = "\
-  guard selftest [--vectors FILE] [--target T]... [--variant V]... [--id ID]... [--parallel N]
-                 [--json] [--chromium PATH] [--records DIR]
-                      run every runnable vector in headless Chromium with no guard: controls
-                      and liveness must pass, every guarded expectation must come out the other
-                      way; ends with `selftest: <rows> rows, <b> behaved, <m> misbehaved, <s>
-                      skipped` (exit 1 when a row misbehaved; --json: each row as a JSON line;
-                      --records: what each misbehaving row's legs recorded, one file a row)
+  guard selftest [--vectors FILE] [--origins <map.json>] [--target T]... [--variant V]...
+                 [--id ID]... [--parallel N] [--strict] [--json] [--chromium PATH]
+                 [--records DIR]
+                      run every runnable vector in headless Chromium with no guard: a row
+                      behaves when its control passes and its guarded expectations fail (the
+                      spec's rule); --strict: liveness must pass too and every guarded
+                      expectation come out the other way, or hold where the control expects
+                      the same; ends with `selftest: <rows> rows, <b> behaved, <m> misbehaved,
+                      <s> skipped` (exit 1 when a row misbehaved; --origins: the origin map, as
+                      guard run's; --json: each row as a JSON line; --records: what each
+                      misbehaving row's legs recorded, one file a row)
   guard run --guard <cdp-url> --observer <cdp-url> --origins <map.json> [--vectors FILE]
             [--target T]... [--variant V]... [--id ID]... [--guard-name NAME] [--sha SHA]
             [--capabilities LIST] [--transport NAME] [--fixture URL | --fixture-port P] [--json]
                       certify a running guard; ends with the GUARD-PASS / GUARD-FAIL line
-  guard certify [--vectors FILE] [--target T]... [--variant V]... [--id ID]... [--parallel N]
-                [--json] [--chromium PATH] [--records DIR]
+  guard certify [--vectors FILE] [--origins <map.json>] [--target T]... [--variant V]...
+                [--id ID]... [--parallel N] [--json] [--chromium PATH] [--records DIR]
                       certify the crate's own guard: headless Chromium, the stand-in and
                       `guard proxy` in front, every row's client through the proxy and its
                       observer straight to Chromium; lists failed and missing rows and ends with
                       `GUARD-PASS slicc-browsers-proxy@<version> (…)` or `GUARD-FAIL …` (exit 1;
                       a run limited by --target, --variant or --id always misses rows)
 ";
+
+/// Reads an `--origins` map file: the origin map `guard run`, `guard selftest` and
+/// `guard certify` all take.
+fn read_origins(path: &str) -> Result<Origins, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("--origins {path}: cannot read: {e}"))?;
+    Origins::from_json(&text).map_err(|e| format!("--origins {path}: {e}"))
+}
 
 /// Reads `--vectors FILE`, or the crate's own set.
 fn vectors(args: &mut Args) -> Result<Vectors, String> {
@@ -127,6 +139,11 @@ impl BrowserRun {
             variants: args.values("--variant")?,
             ids: args.values("--id")?,
             parallel: parallel(&mut args)?,
+            origins: match args.value("--origins")? {
+                None => None,
+                Some(path) => Some(read_origins(&path)?),
+            },
+            strict: runnable_only && args.flag("--strict"),
             ..SelfTestOptions::default()
         };
         let json = args.flag("--json");
@@ -325,11 +342,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let set = vectors(&mut args)?;
     let guard_url = args.required("--guard", "<cdp-url>")?;
     let observer_url = args.required("--observer", "<cdp-url>")?;
-    let origins_path = args.required("--origins", "<map.json>")?;
-    let origins_text = std::fs::read_to_string(&origins_path)
-        .map_err(|e| format!("--origins {origins_path}: cannot read: {e}"))?;
-    let origins =
-        Origins::from_json(&origins_text).map_err(|e| format!("--origins {origins_path}: {e}"))?;
+    let origins = read_origins(&args.required("--origins", "<map.json>")?)?;
     let capabilities = match args.value("--capabilities")? {
         None => CapabilitySet::all(),
         Some(list) => CapabilitySet::from_names(list.split(',').map(str::trim)),
