@@ -209,6 +209,9 @@ fn doc_with_csp_blocks_scripts_and_carries_the_inline_beacon() {
     );
     assert!(script.contains("navigator.sendBeacon"), "{script}");
     assert!(script.contains("keepalive:true"), "{script}");
+    // Issue 21, reading 8: the inline script also titles the page `inline`, the observable
+    // proof that CSP was bypassed.
+    assert!(script.contains("document.title=\"inline\""), "{script}");
 }
 
 #[test]
@@ -438,6 +441,36 @@ fn auth_wants_basic_u_p() {
             .count(),
         1
     );
+}
+
+/// Issue 21, reading 8: `/auth` serves any path under it (`/auth/<tag>?n=`, which defeats
+/// Chromium's per-path auth cache across legs) with the same challenge, answer and CORS.
+#[test]
+fn auth_serves_every_path_under_it() {
+    let f = start();
+    for target in ["/auth/t8?n=t8", "/auth/a/b", "/auth/"] {
+        let r = get(&f, "vault.sliccy.ai", target);
+        assert_eq!(r.status, 401, "{target}");
+        assert_eq!(
+            r.header("www-authenticate"),
+            Some("Basic realm=\"stand-in\""),
+            "{target}"
+        );
+        let r = get_with(
+            &f,
+            target,
+            "Authorization: Basic dTpw\r\nOrigin: http://o.test\r\n",
+        );
+        assert_eq!(r.status, 200, "{target}");
+        assert_eq!(r.text(), "authed");
+        assert_eq!(
+            r.header("access-control-allow-origin"),
+            Some("http://o.test"),
+            "{target}"
+        );
+    }
+    // Not a path under it.
+    assert_eq!(get(&f, "h", "/authx").status, 404);
 }
 
 #[test]

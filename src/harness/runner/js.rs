@@ -13,8 +13,10 @@
 //!   `fetch(…, {keepalive: true})`. "A beacon from origin O" is such a request whose `origin`
 //!   parameter is O.
 //! * **Probe** ([`probe`]): the same beacon with `&probe=1&canary=<marker>`, where the marker is
-//!   the `data-canary` attribute of the first element carrying one (empty when none); the
-//!   evaluation's value is the marker, or `null` when the page has none.
+//!   the `data-canary` attribute of the first element carrying one (empty when none); then
+//!   `probeBinding(btoa(location.href))` when the page has that binding, and
+//!   `console.log('probe:' + btoa(location.href))`; the evaluation's value is the marker, or
+//!   `null` when the page has none.
 //! * **Pre-action heartbeat** ([`page_action`]): before a page navigates itself, it requests
 //!   `<log>/live?tag=<tag>&step=pre&to=<encodeURIComponent(url)>`, and acts 50 ms later.
 //! * **Loaders** ([`load`]): `fetch`, `xhr` and `image` resolve with the body, `width N` for an
@@ -63,7 +65,10 @@ pub fn beacon(log: &str, tag: &str) -> String {
 }
 
 /// The probe expression: `{probe}`. It reads the page's `data-canary` marker, beacons it
-/// (see the module docs) and evaluates to the marker, or `null` when the page has none.
+/// (see the module docs), calls the row's binding `probeBinding(btoa(location.href))` when the
+/// page has it, logs `'probe:' + btoa(location.href)` to the console (so `Runtime.bindingCalled`
+/// and `Runtime.consoleAPICalled` checks with `$encoded` see it; issue 21, reading 7) and
+/// evaluates to the marker, or `null` when the page has none.
 ///
 /// ```
 /// use slicc_browsers::harness::runner::js;
@@ -78,7 +83,10 @@ pub fn probe(log: &str, tag: &str) -> String {
          '&probe=1&canary=' + encodeURIComponent(m === null ? '' : m); var sent = false; \
          try {{ sent = navigator.sendBeacon(u, ''); }} catch (e) {{ sent = false; }} \
          if (!sent) {{ fetch(u, {{ method: 'POST', mode: 'no-cors', keepalive: true }})\
-         .catch(function () {{ return null; }}); }} }} catch (e) {{ m = m; }} return m; }})()",
+         .catch(function () {{ return null; }}); }} }} catch (e) {{ m = m; }} \
+         try {{ var h = btoa(location.href); \
+         try {{ if (typeof probeBinding === 'function') {{ probeBinding(h); }} }} catch (e) {{ h = h; }} \
+         console.log('probe:' + h); }} catch (e) {{ m = m; }} return m; }})()",
         log = lit(log),
         tag = lit(tag),
     )
@@ -304,6 +312,73 @@ mod tests {
         let src = beacon("http://l\"og", "t'1");
         assert!(src.contains(r#""http://l\"og""#));
         assert!(src.contains(r#""t'1""#));
+    }
+
+    /// Issue 21, reading 7: the probe also calls the row's binding `probeBinding` with
+    /// `btoa(location.href)` and logs `'probe:' + btoa(location.href)` to the console, so that
+    /// `Runtime.bindingCalled` and `Runtime.consoleAPICalled` checks with `$encoded` see it. Run
+    /// in Node with a stub page when Node is here (skipped with a reason otherwise; a failure
+    /// under `CI`).
+    #[test]
+    fn the_probe_calls_the_binding_and_logs_to_the_console() {
+        let src = probe("http://log.test", "t1");
+        assert!(src.contains("probeBinding"), "{src}");
+        assert!(src.contains("'probe:'"), "{src}");
+        let href = "http://seven.test/doc?n=t1-to";
+        let script = format!(
+            "var calls = [], logs = [], beacons = [];\n\
+             globalThis.location = {{ href: {href}, origin: 'http://seven.test' }};\n\
+             globalThis.document = {{ querySelector: function () {{ return null; }} }};\n\
+             Object.defineProperty(globalThis, 'navigator', {{ value: {{ sendBeacon: function (u) {{ beacons.push(u); return true; }} }} }});\n\
+             globalThis.probeBinding = function (p) {{ calls.push(p); }};\n\
+             var out = process.stdout; var log = console.log;\n\
+             console.log = function () {{ logs.push(Array.prototype.join.call(arguments, ' ')); }};\n\
+             var r = {src};\n\
+             console.log = log;\n\
+             out.write(JSON.stringify({{ calls: calls, logs: logs, beacons: beacons, r: r }}));\n",
+            href = lit(href),
+        );
+        let run = std::process::Command::new("node")
+            .arg("-e")
+            .arg(&script)
+            .output();
+        let out = match run {
+            Ok(out) => out,
+            Err(e) => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "node is needed under CI: {e}"
+                );
+                eprintln!("skipped: no node ({e})");
+                return;
+            }
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the stub's JSON");
+        let encoded = |prefix: Option<&str>| {
+            let mut e = serde_json::json!({ "$encoded": { "value": href } });
+            if let Some(p) = prefix {
+                e["$encoded"]["prefix"] = p.into();
+            }
+            e
+        };
+        let first = |k: &str| got[k].get(0).cloned().unwrap_or_default();
+        assert_eq!(got["calls"].as_array().map(Vec::len), Some(1), "{got}");
+        assert_eq!(
+            crate::harness::runner::predicate::matches(&encoded(None), &first("calls")),
+            Ok(true),
+            "{got}"
+        );
+        assert_eq!(
+            crate::harness::runner::predicate::matches(&encoded(Some("probe:")), &first("logs")),
+            Ok(true),
+            "{got}"
+        );
+        assert_eq!(got["beacons"].as_array().map(Vec::len), Some(1), "{got}");
     }
 
     #[test]
