@@ -205,6 +205,11 @@ fn client_headers_reach_protected_subresources_by_choice() {
 }
 
 #[test]
+fn protected_scripts_and_style_sheets_in_a_client_page_stay_unread() {
+    assert!(run_trace("scripts.jsonl") > 30);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }

@@ -14,7 +14,8 @@
 //! | `/app?t=<tag>[&ms=<n>]` | (after `n` ms) the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
 //! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy; `?sw=1` on the page registers `/sw.js?k=<secret>` |
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
-//! | `/secret.js` | a script holding the secret in a closure (no global) |
+//! | `/secret.js` | a script holding the secret in a closure (no global); `keep=1`: a `message` listener keeps the closure alive |
+//! | `/secret.css` | a stylesheet holding the secret in generated content |
 //! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
 //! | `/shared.js` | a shared worker (`?shared=1` on the app page starts it) |
 //! | `/page?t=<tag>[&frame=<url>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below |
@@ -440,11 +441,23 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
                 },
             )
         }
+        // `keep=1`: the closure outlives the script (a `message` listener holds it).
+        "/secret.js" if hit.param("keep").is_some() => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            format!("(function () {{ const k = {{ v: \"{secret}\" }}; window.addEventListener(\"message\", function vaultListener() {{ return k.v.length; }}); }})();\n")
+                .into_bytes(),
+        ),
         "/secret.js" => (
             "200 OK",
             vec![("Content-Type", "text/javascript".into())],
             format!("(function () {{ const k = \"{secret}\"; return k.length; }})();\n")
                 .into_bytes(),
+        ),
+        "/secret.css" => (
+            "200 OK",
+            vec![("Content-Type", "text/css".into())],
+            format!("#vault-note::after {{ content: \"{secret}\"; }}\n").into_bytes(),
         ),
         "/shared.js" => (
             "200 OK",

@@ -94,6 +94,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.load-network-resource", "Network.loadNetworkResource of the vault's secret with credentials", load_network_resource),
         A::new("c7.page-resource-content", "Page.getResourceContent of a vault script the client's page loaded", page_resource_content),
         A::new("c7.debugger-script-source", "Debugger.getScriptSource of a vault script the client's page loaded", debugger_script_source),
+        A::new("c7.debugger-search-in-content", "Debugger.searchInContent of a vault script the client's page loaded", debugger_search_in_content),
+        A::new("c7.debugger-script-id-guess", "Debugger.getScriptSource on every script id up to past the last one shown", debugger_script_id_guess),
+        A::new("c7.debugger-breakpoint-scope", "a breakpoint by URL regex in a vault script the client's page loads: its local scope at the pause", debugger_breakpoint_scope),
+        A::new("c7.function-scopes", "Runtime.getProperties of a vault script's event listener: its [[Scopes]] closure", function_scopes),
+        A::new("c7.scopes-object-id-guess", "Runtime.getProperties of a vault listener, then of guessed object ids after the handler's: its [[Scopes]] closure", scopes_object_id_guess),
+        A::new("c7.query-objects", "Runtime.queryObjects(Object.prototype) in a page that ran a vault script: its private objects", query_objects),
+        A::new("c7.css-stylesheet-text", "CSS.getStyleSheetText of a vault stylesheet the client's page loaded", css_stylesheet_text),
+        A::new("c7.page-search-in-resource", "Page.searchInResource of a vault script the client's page loaded", page_search_in_resource),
         A::new("c7.download-behavior", "Browser.setDownloadBehavior: the vault's download is announced to the client", download_behavior),
         A::new("c7.expose-devtools-protocol", "Target.exposeDevToolsProtocol gives the client's page its own CDP channel", expose_devtools_protocol),
         A::new("c7.popup-auto-attach", "browser-wide auto-attach (paused), then the client's page opens the vault in a popup", popup_auto_attach).tries(3),
@@ -1739,6 +1747,308 @@ fn debugger_script_source(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     ctx.holds_secret("Debugger.getScriptSource", &r.to_string())
+}
+
+/// The client's page with `Debugger` on loads the vault's `/secret.js`: (session, the script
+/// id its `Debugger.scriptParsed` named, every event since).
+fn debugger_page(ctx: &Ctx) -> Result<(String, String), Stop> {
+    let from = ctx.c.event_count();
+    let s = page_with_vault_script(ctx, &|s| {
+        ctx.send("Debugger.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let script = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Debugger.scriptParsed"
+                    && e.params["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("secret.js"))
+            },
+            Duration::from_secs(2),
+        )
+        .ok_or_else(|| Stop::Failed("no scriptParsed for the vault script".into()))?;
+    let id = script.1.params["scriptId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    Ok((s, id))
+}
+
+fn debugger_search_in_content(ctx: &Ctx) -> Res {
+    let (s, id) = debugger_page(ctx)?;
+    let r = ctx.send(
+        "Debugger.searchInContent",
+        json!({"scriptId": id, "query": "const k"}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Debugger.searchInContent", &r.to_string())
+}
+
+fn debugger_script_id_guess(ctx: &Ctx) -> Res {
+    let from = ctx.c.event_count();
+    let s = page_with_vault_script(ctx, &|s| {
+        ctx.send("Debugger.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    sleep(300);
+    let top = ctx
+        .events(from)
+        .iter()
+        .filter(|e| {
+            e.method == "Debugger.scriptParsed" && e.session_id.as_deref() == Some(s.as_str())
+        })
+        .filter_map(|e| e.params["scriptId"].as_str()?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    let mut refused = 0;
+    for id in 1..=top + 40 {
+        match ctx.c.send(
+            "Debugger.getScriptSource",
+            json!({"scriptId": id.to_string()}),
+            Some(&s),
+        ) {
+            Ok(r) => {
+                if r.to_string().contains(ctx.secret()) {
+                    return ctx.holds_secret(
+                        &format!("Debugger.getScriptSource of guessed id {id}"),
+                        &r.to_string(),
+                    );
+                }
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    Err(Stop::Failed(format!(
+        "no script id up to {} gave the vault's source ({refused} errors)",
+        top + 40
+    )))
+}
+
+fn debugger_breakpoint_scope(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("Debugger.enable", json!({}), Some(&s))?;
+    // The script is one line: `(function () { const k = "..."; return k.length; })();`.
+    ctx.send(
+        "Debugger.setBreakpointByUrl",
+        json!({"urlRegex": "secret\\.js", "lineNumber": 0, "condition": ""}),
+        Some(&s),
+    )?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": format!("(() => {{ const e = document.createElement('script'); e.src = {}; document.head.append(e); return true; }})()", json!(ctx.vault("/secret.js")))}),
+        Some(&s),
+    )?;
+    let mut text = String::new();
+    // Step until the closure's `k` is in scope (at most a few steps), reading it each time.
+    let mut cursor = from;
+    for _ in 0..6 {
+        let Some((at, paused)) = ctx.c.wait_event(
+            cursor,
+            &|e| e.method == "Debugger.paused" && e.session_id.as_deref() == Some(s.as_str()),
+            Duration::from_secs(4),
+        ) else {
+            break;
+        };
+        cursor = at + 1;
+        let frame = paused.params["callFrames"][0]["callFrameId"].clone();
+        if let Ok(r) = ctx.send(
+            "Debugger.evaluateOnCallFrame",
+            json!({"callFrameId": frame, "expression": "String(k)", "returnByValue": true}),
+            Some(&s),
+        ) {
+            text.push_str(&r.to_string());
+            if text.contains(ctx.secret()) {
+                break;
+            }
+        }
+        let _ = ctx.send("Debugger.stepInto", json!({}), Some(&s));
+    }
+    let _ = ctx.c.send("Debugger.resume", json!({}), Some(&s));
+    ctx.holds_secret("a paused vault script's scope", &text)
+}
+
+/// Everything under `object` to `depth` levels (own and internal properties), as text.
+fn object_text(ctx: &Ctx, s: &str, object: &Value, depth: u32, out: &mut String) {
+    if depth == 0 {
+        return;
+    }
+    let Ok(r) = ctx.send(
+        "Runtime.getProperties",
+        json!({"objectId": object, "ownProperties": true}),
+        Some(s),
+    ) else {
+        return;
+    };
+    out.push_str(&r.to_string());
+    for list in ["result", "internalProperties"] {
+        for p in r[list].as_array().cloned().unwrap_or_default() {
+            let id = &p["value"]["objectId"];
+            if id.is_string() && p["name"].as_str().is_none_or(|n| n != "__proto__") {
+                object_text(ctx, s, id, depth - 1, out);
+            }
+        }
+    }
+}
+
+fn function_scopes(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault("/secret.js?keep=1"))
+        ),
+    )?;
+    // With an object group, the listeners come with their handler objects.
+    let w = ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": "window", "objectGroup": "attack"}),
+        Some(&s),
+    )?;
+    let listeners = ctx.send(
+        "DOMDebugger.getEventListeners",
+        json!({"objectId": w["result"]["objectId"]}),
+        Some(&s),
+    )?;
+    let mut text = String::new();
+    for l in listeners["listeners"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+    {
+        if l["type"] == "message" {
+            object_text(ctx, &s, &l["handler"]["objectId"], 4, &mut text);
+        }
+    }
+    if text.is_empty() {
+        return Err(Stop::Failed(format!("no listener to read: {listeners}")));
+    }
+    ctx.holds_secret("a vault listener's [[Scopes]]", &text)
+}
+
+fn scopes_object_id_guess(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault("/secret.js?keep=1"))
+        ),
+    )?;
+    let w = ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": "window", "objectGroup": "attack"}),
+        Some(&s),
+    )?;
+    let listeners = ctx.send(
+        "DOMDebugger.getEventListeners",
+        json!({"objectId": w["result"]["objectId"]}),
+        Some(&s),
+    )?;
+    let handler = listeners["listeners"]
+        .as_array()
+        .and_then(|ls| ls.iter().find(|l| l["type"] == "message"))
+        .and_then(|l| l["handler"]["objectId"].as_str())
+        .ok_or_else(|| Stop::Failed(format!("no handler: {listeners}")))?
+        .to_string();
+    // The handler's own properties (the closure object is made here, shown or not).
+    let _ = ctx.send(
+        "Runtime.getProperties",
+        json!({"objectId": handler, "ownProperties": true}),
+        Some(&s),
+    );
+    let (stem, n) = handler
+        .rsplit_once('.')
+        .and_then(|(a, b)| Some((a.to_string(), b.parse::<u64>().ok()?)))
+        .ok_or_else(|| Stop::Failed(format!("object id {handler} has no counter")))?;
+    let mut text = String::new();
+    for k in n + 1..n + 40 {
+        let id = json!(format!("{stem}.{k}"));
+        object_text(ctx, &s, &id, 3, &mut text);
+        if text.contains(ctx.secret()) {
+            break;
+        }
+    }
+    ctx.holds_secret("guessed object ids after a vault listener's", &text)
+}
+
+fn query_objects(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault("/secret.js?keep=1"))
+        ),
+    )?;
+    let proto = ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": "Object.prototype"}),
+        Some(&s),
+    )?;
+    let all = ctx.send(
+        "Runtime.queryObjects",
+        json!({"prototypeObjectId": proto["result"]["objectId"]}),
+        Some(&s),
+    )?;
+    let r = ctx.send(
+        "Runtime.callFunctionOn",
+        json!({"objectId": all["objects"]["objectId"], "returnByValue": true,
+               "functionDeclaration": "function () { return this.map((o) => { try { return JSON.stringify(o); } catch (e) { return ''; } }).join('|'); }"}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Runtime.queryObjects", &r.to_string())
+}
+
+fn css_stylesheet_text(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("DOM.enable", json!({}), Some(&s))?;
+    ctx.send("CSS.enable", json!({}), Some(&s))?;
+    let from = ctx.c.event_count();
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('link'); e.rel = 'stylesheet'; e.href = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault("/secret.css"))
+        ),
+    )?;
+    let sheet = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "CSS.styleSheetAdded"
+                    && e.params["header"]["sourceURL"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("secret.css"))
+            },
+            Duration::from_secs(2),
+        )
+        .ok_or_else(|| Stop::Failed("no styleSheetAdded for the vault stylesheet".into()))?;
+    let r = ctx.send(
+        "CSS.getStyleSheetText",
+        json!({"styleSheetId": sheet.1.params["header"]["styleSheetId"]}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("CSS.getStyleSheetText", &r.to_string())
+}
+
+fn page_search_in_resource(ctx: &Ctx) -> Res {
+    let s = page_with_vault_script(ctx, &|s| {
+        ctx.send("Page.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let r = ctx.send(
+        "Page.searchInResource",
+        json!({"frameId": tree["frameTree"]["frame"]["id"], "url": ctx.vault("/secret.js"), "query": "const k"}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Page.searchInResource", &r.to_string())
 }
 
 fn download_behavior(ctx: &Ctx) -> Res {

@@ -42,7 +42,10 @@ impl Policy {
     }
 
     /// Sends `v` to the client: the original frame when nothing changed.
-    pub(super) fn deliver(&self, frame: &str, v: &Value, changed: bool, out: &mut Output) {
+    pub(super) fn deliver(&mut self, frame: &str, v: &Value, changed: bool, out: &mut Output) {
+        if frame.contains("\"objectId\"") {
+            self.learn_objects(v);
+        }
         if changed {
             out.to_client.push(v.to_string());
             out.set(Verdict::Rewrite, "protected parts taken out");
@@ -97,6 +100,9 @@ impl Policy {
                     .push(self.refusal_frame(&key, &Value::from(id), &refusal));
                 return out.set(Verdict::Refuse, "frame on a protected origin");
             }
+            "Runtime.getProperties" | "Debugger.setBreakpointByUrl" => {
+                changed = self.script_response(&mut v, &key, &p.method);
+            }
             _ => {}
         }
         match self.scrub_member(&mut v, "result") {
@@ -143,6 +149,11 @@ impl Policy {
             return out.set(Verdict::Drop, "session not shown to the client yet");
         }
         let mut changed = false;
+        if method.starts_with("Debugger.") || method.starts_with("CSS.") {
+            if let Some(why) = self.script_event(&v, &key, method, out) {
+                return out.set(Verdict::Drop, why);
+            }
+        }
         match method {
             "Page.frameNavigated" | "Runtime.executionContextCreated" => {
                 if let Some(why) = self.commit_event(&v, &key, method, out) {

@@ -229,6 +229,13 @@ impl Policy {
             return self.refuse(key, id, &refusal, "names a protected frame", out);
         }
 
+        // Scripts and style sheets from protected origins a page loaded (scripts.rs).
+        if self.script_refused(key, id, method, params, out)
+            || self.object_refused(key, id, params, out)
+        {
+            return;
+        }
+
         let step = match method {
             // A context's wipe: the policy clears its ordinary cookies itself (compat.rs).
             "Storage.clearCookies" => {

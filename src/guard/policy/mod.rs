@@ -100,6 +100,17 @@
 //!   a protected origin's worker would answer reaches the network and the interception. The
 //!   client cannot turn the bypass off; its `Network.disable` is answered by the policy, and
 //!   `Network` events reach it only while it has the domain enabled.
+//! - **Scripts and style sheets from protected origins in a client's page.** A page may run a
+//!   protected script or apply a protected style sheet, whose text and private state the web
+//!   keeps from the page. `Debugger.scriptParsed` (by `url`, `embedderName`, `sourceMapURL`,
+//!   or a stack naming such a script) and `CSS.styleSheetAdded` of a protected or internal URL
+//!   are withheld; `Debugger` and `CSS` commands may name only script and style sheet ids the
+//!   client was shown as ordinary (no guessed ids); a `Debugger.paused` with any frame in
+//!   another script is withheld and resumed by the policy; `[[Scopes]]` (a closure) leaves
+//!   `Runtime.getProperties` results unless the function's script was shown as ordinary;
+//!   `Runtime.queryObjects` (the page's whole heap) is refused; and a command may name only
+//!   object ids the client was shown on that session (V8 numbers them in order, and a
+//!   protected function's closure gets one whether shown or not).
 //! - **Sessions nobody has.** A command naming a session the policy does not know is
 //!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!
@@ -135,6 +146,14 @@
 //! - `Fetch.requestPaused` carries a request's `Cookie` header without cookie domains: a
 //!   protected cookie sent to an ordinary origin (a parent-domain cookie shared with an extra
 //!   origin) is not taken out there (it is out of `Network` `*ExtraInfo` events).
+//! - **A protected script is the guest of the page that runs it.** What the page's own
+//!   script reaches of it (the page's globals it calls, the functions and values it hands
+//!   the page, listener functions' own text through `Function.prototype.toString`, styles a
+//!   protected style sheet computes for the page's elements) is page data, and the client
+//!   reaches it too, as any page script could. Its text, its closures and its private
+//!   objects are not (above). A protected image or style an ordinary page renders is in that
+//!   page's captures, as it is on the user's screen; the policy does not refuse captures of
+//!   ordinary pages.
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
 
@@ -146,6 +165,7 @@ mod fetch;
 mod holds;
 mod order;
 mod pattern;
+mod scripts;
 mod scrub;
 mod sessions;
 mod state;

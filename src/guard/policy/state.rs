@@ -50,6 +50,53 @@ impl<K: Eq + Hash + Clone, V> Bounded<K, V> {
     }
 }
 
+/// A set that forgets the entries least recently used past `cap` (used ones move to the back).
+/// Forgetting is the safe side here too: a forgotten object id is refused.
+#[derive(Debug)]
+pub(crate) struct Recent {
+    /// Entry -> its last use.
+    map: HashMap<String, u64>,
+    /// Uses in order; an entry whose use is not its last is stale and skipped.
+    order: VecDeque<(String, u64)>,
+    cap: usize,
+    clock: u64,
+}
+
+impl Recent {
+    pub(crate) fn new(cap: usize) -> Recent {
+        Recent {
+            map: HashMap::new(),
+            order: VecDeque::new(),
+            cap: cap.max(1),
+            clock: 0,
+        }
+    }
+
+    /// Adds `k`, or marks it used now.
+    pub(crate) fn touch(&mut self, k: &str) {
+        self.clock += 1;
+        self.map.insert(k.to_string(), self.clock);
+        self.order.push_back((k.to_string(), self.clock));
+        while self.map.len() > self.cap {
+            match self.order.pop_front() {
+                Some((old, at)) if self.map.get(&old) == Some(&at) => {
+                    self.map.remove(&old);
+                }
+                Some(_) => {}
+                None => break,
+            }
+        }
+        if self.order.len() > 2 * self.cap {
+            let map = &self.map;
+            self.order.retain(|(k, at)| map.get(k) == Some(at));
+        }
+    }
+
+    pub(crate) fn contains(&self, k: &str) -> bool {
+        self.map.contains_key(k)
+    }
+}
+
 /// A target as the policy last saw it.
 #[derive(Debug)]
 pub(crate) struct Target {
@@ -137,6 +184,15 @@ pub(crate) struct Session {
     pub(crate) history: Bounded<i64, bool>,
     /// The client's discovery on this session (the root only: answered by the policy).
     pub(crate) discover: Option<TargetFilter>,
+    /// `Debugger` script ids reported here, and whether each is from a protected origin.
+    pub(crate) scripts: Bounded<String, bool>,
+    /// `CSS` style sheet ids reported here, and whether each is from a protected origin.
+    pub(crate) sheets: Bounded<String, bool>,
+    /// The policy resumed a pause the client was not shown: the next `Debugger.resumed` is
+    /// withheld too.
+    pub(crate) resumed_hidden: bool,
+    /// `Runtime` object ids the client was shown here (it may name only these).
+    pub(crate) objects: Recent,
 }
 
 impl Session {
@@ -158,6 +214,10 @@ impl Session {
             requests: Bounded::new(cap),
             history: Bounded::new(cap),
             discover: None,
+            scripts: Bounded::new(cap),
+            sheets: Bounded::new(cap),
+            resumed_hidden: false,
+            objects: Recent::new(cap.saturating_mul(8)),
         }
     }
 }

@@ -1,0 +1,283 @@
+//! Scripts and style sheets a client's page loaded from a protected origin (issue 19, class
+//! 7): a page may run a protected script (`<script src>` of a protected URL) or apply a
+//! protected style sheet, whose text the web keeps from the page, and a debugger would not.
+//!
+//! Each session keeps the `Debugger` script ids and `CSS` style sheet ids it reported, and
+//! whether each came from a protected (or browser-internal) URL. Reports of protected ones
+//! are withheld; a `Debugger` or `CSS` command may name only ids the client was shown as
+//! ordinary (no guessed ids). A `Debugger.paused` with a frame in a script the client was not
+//! shown is withheld and resumed by the policy (a pause there shows the script's local
+//! scopes), and the `Debugger.resumed` that follows is withheld too. `[[Scopes]]` (a
+//! function's closure) is taken out of `Runtime.getProperties` results unless the function's
+//! script was shown as ordinary, and `Runtime.queryObjects` (every object of the page's heap,
+//! a protected script's private ones included) is refused.
+
+use serde_json::{json, Value};
+
+use super::state::Own;
+use super::{Output, Policy, Verdict};
+
+/// Why a command naming a script or style sheet is refused, in the refusal's words.
+pub(super) const SCRIPT_WHY: &str =
+    "it names a script or style sheet from a protected origin, or one the client was not shown";
+
+/// Why `Runtime.queryObjects` is refused, in the refusal's words.
+pub(super) const HEAP_OBJECTS_WHY: &str =
+    "it returns every object of the page's heap, a protected script's private ones included";
+
+/// The internal property holding a function's closure scopes.
+const SCOPES: &str = "[[Scopes]]";
+
+/// Visits every `(key, string value)` pair under `v`.
+fn strings<'a>(v: &'a Value, f: &mut dyn FnMut(&str, &'a str)) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                match child {
+                    Value::String(s) => f(k, s),
+                    _ => strings(child, f),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| strings(i, f)),
+        _ => {}
+    }
+}
+
+impl Policy {
+    /// Whether `id` is a script id this session reported to the client as ordinary.
+    fn script_shown(&self, key: &str, id: &str) -> bool {
+        self.session(key)
+            .and_then(|s| s.scripts.get(&id.to_string()))
+            .is_some_and(|p| !p)
+    }
+
+    /// Whether `id` is a style sheet id this session reported to the client as ordinary.
+    fn sheet_shown(&self, key: &str, id: &str) -> bool {
+        self.session(key)
+            .and_then(|s| s.sheets.get(&id.to_string()))
+            .is_some_and(|p| !p)
+    }
+
+    /// Whether anything under `v` names a protected or internal URL (`url`, `sourceURL`,
+    /// `embedderName`, `sourceMapURL`) or a script the client was not shown (`scriptId`).
+    fn names_hidden_script(&self, key: &str, v: &Value) -> bool {
+        let mut hit = false;
+        strings(v, &mut |k, s| {
+            hit |= match k {
+                "url" | "sourceURL" | "embedderName" | "sourceMapURL" => self.off_limits(s),
+                "scriptId" => !self.script_shown(key, s),
+                _ => false,
+            };
+        });
+        hit
+    }
+
+    /// A client command of `Debugger`, `CSS` or `Runtime.queryObjects`: the reason it is
+    /// refused, if it is.
+    pub(super) fn script_command(
+        &self,
+        key: &str,
+        method: &str,
+        params: &Value,
+    ) -> Option<&'static str> {
+        if method == "Runtime.queryObjects" {
+            return Some(HEAP_OBJECTS_WHY);
+        }
+        let domain = method.split('.').next().unwrap_or_default();
+        let mut bad = false;
+        match domain {
+            "Debugger" => strings(params, &mut |k, s| {
+                bad |= match k {
+                    "scriptId" => !self.script_shown(key, s),
+                    "url" => self.off_limits(s),
+                    _ => false,
+                };
+            }),
+            "CSS" => strings(params, &mut |k, s| {
+                bad |= k == "styleSheetId" && !self.sheet_shown(key, s);
+            }),
+            _ => {}
+        }
+        bad.then_some(SCRIPT_WHY)
+    }
+
+    /// `Debugger` and `CSS` events: scripts and style sheets learnt; protected ones, and
+    /// pauses in them, withheld. Returns why the event is withheld, if it is.
+    pub(super) fn script_event(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        let p = &v["params"];
+        match method {
+            "Debugger.scriptParsed" | "Debugger.scriptFailedToParse" => {
+                let id = p["scriptId"].as_str().unwrap_or_default().to_string();
+                // Its own id is not judged (it is being learnt); its URLs and stack are.
+                let mut rest = p.clone();
+                if let Some(m) = rest.as_object_mut() {
+                    m.remove("scriptId");
+                }
+                let protected = self.names_hidden_script(key, &rest);
+                if let Some(s) = self.session_mut(key) {
+                    s.scripts.insert(id, protected);
+                }
+                protected.then_some("script from a protected origin")
+            }
+            "Debugger.paused" => {
+                if !self.names_hidden_script(key, p) {
+                    return None;
+                }
+                let msg = self.own_command(key, "Debugger.resume", json!({}), Own::Ignore);
+                out.to_browser.push(msg);
+                if let Some(s) = self.session_mut(key) {
+                    s.resumed_hidden = true;
+                }
+                Some("paused in a script from a protected origin")
+            }
+            "Debugger.resumed" => {
+                let s = self.session_mut(key)?;
+                std::mem::take(&mut s.resumed_hidden).then_some("resumed by the guard")
+            }
+            "Debugger.breakpointResolved" => self
+                .names_hidden_script(key, p)
+                .then_some("breakpoint in a script from a protected origin"),
+            "CSS.styleSheetAdded" => {
+                let h = &p["header"];
+                let id = h["styleSheetId"].as_str().unwrap_or_default().to_string();
+                let protected = h["sourceURL"].as_str().is_some_and(|u| self.off_limits(u));
+                if let Some(s) = self.session_mut(key) {
+                    s.sheets.insert(id, protected);
+                }
+                protected.then_some("style sheet from a protected origin")
+            }
+            "CSS.styleSheetChanged" | "CSS.styleSheetRemoved" => {
+                let id = p["styleSheetId"].as_str().unwrap_or_default();
+                (!self.sheet_shown(key, id)).then_some("style sheet from a protected origin")
+            }
+            _ => None,
+        }
+    }
+
+    /// A `Runtime.getProperties` result: `[[Scopes]]` kept only when the function's location
+    /// names a script the client was shown as ordinary. A `Debugger.setBreakpointByUrl`
+    /// result: locations in hidden scripts taken out. Returns whether it changed.
+    pub(super) fn script_response(&self, v: &mut Value, key: &str, method: &str) -> bool {
+        match method {
+            "Runtime.getProperties" => {
+                let Some(items) = v
+                    .pointer_mut("/result/internalProperties")
+                    .and_then(Value::as_array_mut)
+                else {
+                    return false;
+                };
+                let ordinary = items.iter().any(|p| {
+                    matches!(
+                        p["name"].as_str(),
+                        Some("[[FunctionLocation]]" | "[[GeneratorLocation]]")
+                    ) && p["value"]["value"]["scriptId"]
+                        .as_str()
+                        .is_some_and(|id| self.script_shown(key, id))
+                });
+                let before = items.len();
+                if !ordinary {
+                    items.retain(|p| p["name"].as_str() != Some(SCOPES));
+                }
+                items.len() != before
+            }
+            "Debugger.setBreakpointByUrl" => {
+                let Some(items) = v
+                    .pointer_mut("/result/locations")
+                    .and_then(Value::as_array_mut)
+                else {
+                    return false;
+                };
+                let before = items.len();
+                items.retain(|l| {
+                    l["scriptId"]
+                        .as_str()
+                        .is_some_and(|id| self.script_shown(key, id))
+                });
+                items.len() != before
+            }
+            _ => false,
+        }
+    }
+
+    /// Refuses a command [`Policy::script_command`] refuses; whether it did.
+    pub(super) fn script_refused(
+        &self,
+        key: &str,
+        id: i64,
+        method: &str,
+        params: &Value,
+        out: &mut Output,
+    ) -> bool {
+        let Some(why) = self.script_command(key, method, params) else {
+            return false;
+        };
+        let message = self.refusal_because(why);
+        self.refuse(key, id, &message, "names a protected script", out);
+        debug_assert_eq!(out.verdict, Verdict::Refuse);
+        true
+    }
+}
+
+/// The members of a command that name a remote object.
+const OBJECT_KEYS: [&str; 2] = ["objectId", "prototypeObjectId"];
+
+/// Why a command naming an object id the client was not shown is refused.
+pub(super) const OBJECT_WHY: &str = "it names an object id the client was not shown (the internal objects of a protected script's functions have ids of their own)";
+
+impl Policy {
+    /// Remembers every object id in a frame going to the client on its session.
+    pub(super) fn learn_objects(&mut self, v: &Value) {
+        let key = super::session_of(v);
+        let mut ids = Vec::new();
+        strings(v, &mut |k, s| {
+            if k == "objectId" {
+                ids.push(s.to_string());
+            }
+        });
+        if let Some(s) = self.session_mut(&key) {
+            for id in ids {
+                s.objects.touch(&id);
+            }
+        }
+    }
+
+    /// A command naming object ids may name only ones the client was shown on its session
+    /// (no guessed ids: V8 numbers them in order, and the closure of a protected script's
+    /// function gets one whether the client is shown it or not). Whether it was refused.
+    pub(super) fn object_refused(
+        &mut self,
+        key: &str,
+        id: i64,
+        params: &Value,
+        out: &mut Output,
+    ) -> bool {
+        let mut named = Vec::new();
+        strings(params, &mut |k, s| {
+            if OBJECT_KEYS.contains(&k) {
+                named.push(s.to_string());
+            }
+        });
+        if named.is_empty() {
+            return false;
+        }
+        let Some(s) = self.session_mut(key) else {
+            return false;
+        };
+        if named.iter().all(|o| s.objects.contains(o)) {
+            for o in &named {
+                s.objects.touch(o);
+            }
+            return false;
+        }
+        let message = self.refusal_because(OBJECT_WHY);
+        self.refuse(key, id, &message, "object id not shown to the client", out);
+        true
+    }
+}
