@@ -2262,3 +2262,68 @@ fn the_runner_numbers_and_names_steps_as_the_guard_module_does() {
     }
     assert!(checked > 100, "{checked} leg steps checked");
 }
+
+/// Issue 21, reading 13: on a Chromium that lacks a method a row calls (Chromium 148 and
+/// `Network.overrideNetworkState`), the control fails only because the browser answered
+/// "method not found": the row is a skip `not-supported:<method>`, never a pass and never a
+/// guard failure. A control that failed without such an answer still fails.
+#[test]
+fn a_control_failing_on_a_method_the_browser_lacks_is_a_not_supported_skip() {
+    let v = shipped("E6.network-state");
+    let spec = RowSpec {
+        vector: &v,
+        target: "seven",
+        variant: "prompt",
+        transport: "cdp",
+        transport_variant: false,
+    };
+    let (cv, gv) = (vars(Leg::Control, "seven"), vars(Leg::Guarded, "seven"));
+    // Both legs reached their destination; the override never applied (no 2g anywhere).
+    let mut c = record(TAG_C);
+    hit(&mut c, &dest(O, TAG_C));
+    let mut g = record(TAG_G);
+    hit(&mut g, &dest(SEVEN, TAG_G));
+    let judge = |c: &Record, g: &Record| {
+        judge_row(
+            &spec,
+            &env(),
+            &[LegRun {
+                vars: &cv,
+                record: c,
+            }],
+            &LegRun {
+                vars: &gv,
+                record: g,
+            },
+        )
+    };
+    let row = judge(&c, &g);
+    assert_eq!(row.control, Status::Fail, "{:?}", row.errors);
+    assert_eq!(row.reason, None);
+
+    c.unsupported.insert("Network.overrideNetworkState".into());
+    let row = judge(&c, &g);
+    assert_eq!(row.statuses(), [Status::Skip; 3], "{:?}", row.errors);
+    assert_eq!(
+        row.reason.as_deref(),
+        Some("not-supported:Network.overrideNetworkState")
+    );
+    // The summary counts it as a skip with that reason, not as coverage.
+    let set = guard::vectors();
+    let summary = summarize(SummaryInput {
+        guard: "g",
+        sha: "s",
+        set: &set,
+        scope: None,
+        variants: None,
+        transports: &["cdp".to_string()],
+        rows: &[row],
+    });
+    assert!(
+        summary
+            .line
+            .contains("not-supported:Network.overrideNetworkState=1"),
+        "{}",
+        summary.line
+    );
+}

@@ -60,3 +60,47 @@ fn the_subset_behaves_in_headless_chromium() {
     );
     assert_eq!(report.behaved(), SUBSET.len());
 }
+
+/// Issue 21, reading 13: our own E6.network-state on a browser without its method (as on
+/// Chromium 148): the method renamed to one Chromium lacks, the control fails only because the
+/// browser answered "method not found", and the row is a skip `not-supported:<method>`.
+#[test]
+fn a_method_the_browser_lacks_skips_the_row() {
+    if needs::missing(CHROMIUM, needs::chromium()) {
+        return;
+    }
+    let own = slicc_browsers::guard::vectors();
+    let mut v = own.vector("E6.network-state").unwrap().clone();
+    let mut renamed = 0;
+    for step in v.setup.iter_mut() {
+        if let slicc_browsers::vectors::Step::Cdp(c) = step {
+            if c.cdp == "Network.overrideNetworkState" {
+                c.cdp = "Network.overrideNetworkStateLegacy".into();
+                renamed += 1;
+            }
+        }
+    }
+    assert_eq!(
+        renamed, 1,
+        "E6.network-state calls Network.overrideNetworkState"
+    );
+    let set = slicc_browsers::vectors::Vectors {
+        vectors: vec![v],
+        ..own.clone()
+    };
+    let options = SelfTestOptions {
+        targets: vec!["seven".into()],
+        variants: vec!["prompt".into()],
+        strict: true,
+        ..SelfTestOptions::default()
+    };
+    let report = selftest::selftest(&set, &options, &|_| {}).expect("the self-test runs");
+    assert_eq!(report.rows.len(), 1);
+    assert_eq!(
+        report.rows[0].verdict,
+        Verdict::Skipped("not-supported:Network.overrideNetworkStateLegacy".into()),
+        "{:?}",
+        report.rows[0].result.row
+    );
+    assert_eq!(report.rows[0].result.row.control, Status::Skip);
+}

@@ -136,6 +136,25 @@ pub struct Record {
     /// `Page.frameNavigated` and `Network.loadingFailed` events).
     #[serde(default)]
     pub navigation_errors: Vec<NavigationError>,
+    /// The `cdp` steps' methods the transport answered "method not found" (see
+    /// [`method_not_found`]): a control that failed with one is skipped as
+    /// `not-supported:<method>`, never passed and never a guard's failure.
+    #[serde(default)]
+    pub unsupported: BTreeSet<String>,
+}
+
+/// Whether a CDP error says the browser has no such method: JSON-RPC's `-32601`, or
+/// Chromium's message `'<method>' wasn't found` (an older Chromium that lacks, or renamed, a
+/// method the vectors use).
+///
+/// ```
+/// use slicc_browsers::harness::runner::record::method_not_found;
+/// assert!(method_not_found(-32601, "'Network.overrideNetworkState' wasn't found"));
+/// assert!(method_not_found(-32000, "'Network.overrideNetworkState' wasn't found"));
+/// assert!(!method_not_found(-32000, "slicc: refused: target is on seven's origin"));
+/// ```
+pub fn method_not_found(code: i64, message: &str) -> bool {
+    code == -32601 || message.contains("wasn't found")
 }
 
 /// An error the guarded transport gave for the URL a page action loaded.

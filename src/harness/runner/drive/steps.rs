@@ -66,6 +66,11 @@ impl LegState {
         }
         let detaching = self.mark_self_detached(&step.cdp, &params, session.as_deref());
         let answer = self.client.send(&step.cdp, params, session.as_deref());
+        if let Err(CallError::Protocol { code, message }) = &answer {
+            if crate::harness::runner::record::method_not_found(*code, message) {
+                lock(&self.record).unsupported.insert(step.cdp.clone());
+            }
+        }
         if answer.is_err() {
             let mut marked = lock(&self.self_detached);
             for s in &detaching {

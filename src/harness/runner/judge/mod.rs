@@ -202,6 +202,16 @@ pub fn judge_runs(
     if let Some(reason) = skip {
         return spec.row(Status::Skip, Some(reason));
     }
+    // A control that failed where the browser lacks a method the row calls: the row can't be
+    // judged on this browser (issue 21, reading 13).
+    if row.control == Status::Fail {
+        if let Some(method) = control
+            .iter()
+            .find_map(|run| run.run.record.unsupported.iter().next())
+        {
+            return spec.row(Status::Skip, Some(format!("not-supported:{method}")));
+        }
+    }
     row
 }
 
