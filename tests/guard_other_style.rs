@@ -205,32 +205,11 @@ use slicc_browsers::harness::selftest::{self, SelfTestOptions, SelfTestVerdict, 
 /// Rows that do not behave yet, each with the reading of issue 21 it waits for (empty once the
 /// runner reads the format as written). A row listed here is reported, not asserted.
 const PENDING: &[(&str, &str)] = &[
-    ("C1.variant-settle", "1 settle variant, 3 bare-path served"),
-    ("C5.fetch-value", "2 outcomes {ok, result}"),
-    ("C5.xhr-status", "2 outcomes {ok, result}"),
-    ("C5.image-width", "2 outcomes {ok, result}"),
-    (
-        "C5.guess-attempts",
-        "2 a guess's outcome {ok, result: attempts}",
-    ),
-    (
-        "C3.children-default-session",
-        "4 children steps run on the child",
-    ),
     (
         "C3.unscripted-child",
         "5 a child without children step, 6 the client's own detach",
     ),
-    ("E2.probe-binding", "7 the probe calls probeBinding"),
-    ("E5.probe-console", "7 the probe logs probe:<base64>"),
-    ("E3.csp-title", "8 /doc?csp=1 titles the page inline"),
-    ("C5.auth-tagged-path", "8 /auth/<tag>"),
-    ("C6.storage-reached", "10 reached on a browser error"),
-    (
-        "C3.popup-then-navigate",
-        "3 bare-path served, 12 a popup's first document",
-    ),
-    ("B1.browser-created-target", "3 bare-path served"),
+    ("C3.popup-then-navigate", "12 a popup's first document"),
 ];
 
 /// The origin map the other style needs: `plain` same-site with `ordinary` but another origin
