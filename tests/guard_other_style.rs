@@ -283,3 +283,67 @@ fn with_no_guard_every_control_passes_and_every_row_behaves() {
         problems.join("\n")
     );
 }
+
+/// `guard selftest` on one row, its output captured: off a terminal (stderr a pipe) the
+/// output is what it always was, with no progress line; on a terminal (a pty from util-linux's
+/// `script`, when present) one stderr line is kept current.
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    if needs::missing(CHROMIUM, needs::chromium()) {
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_slicc-browsers");
+    let file = root().join(FILE);
+    let origins = root().join("tests/data/other-style-origins.json");
+    let args = [
+        "guard",
+        "selftest",
+        "--vectors",
+        file.to_str().unwrap(),
+        "--origins",
+        origins.to_str().unwrap(),
+        "--target",
+        "own",
+        "--variant",
+        "prompt",
+        "--id",
+        "C4.same-site-frame",
+    ];
+    let out = Command::new(bin).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stderr.is_empty(), "stderr off a terminal: {stderr:?}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].starts_with("wall time "), "{stdout}");
+    assert_eq!(
+        lines[1],
+        "selftest: 1 rows, 1 behaved, 0 misbehaved, 0 skipped"
+    );
+
+    // On a terminal: `script` runs the command on a pty (stdout and stderr both), so the
+    // progress line shows among the output.
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        println!("skipped the terminal half: util-linux's script is missing");
+        return;
+    }
+    let quoted: Vec<String> = std::iter::once(bin)
+        .chain(args)
+        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
+        .collect();
+    let out = Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\r\x1b[K1/1 rows, 1 behaved, 0 misbehaved, ")
+            && text.contains(" elapsed, ETA 0s, last C4.same-site-frame own prompt"),
+        "no progress line on a terminal: {text:?}"
+    );
+}

@@ -188,3 +188,30 @@ fn a_skipped_row_is_skipped_under_both_rules() {
         );
     }
 }
+
+#[test]
+fn the_selftest_line_says_per_reason_how_many_rows_skipped() {
+    let mut skipped = row(Status::Skip, Status::Skip, Status::Skip, &[]);
+    skipped.row.reason = Some("not-applicable:no-ordinary-same-site-origin".into());
+    let worked = row(
+        Status::Pass,
+        Status::Fail,
+        Status::Pass,
+        &[("paused", Some(true)), ("body", Some(true))],
+    );
+    let report = slicc_browsers::harness::selftest::SelfTestReport {
+        rows: [worked, skipped.clone(), skipped]
+            .into_iter()
+            .map(|result| slicc_browsers::harness::selftest::SelfTestRow {
+                verdict: verdict(&vector(), &result),
+                result,
+            })
+            .collect(),
+        elapsed: Duration::from_secs(1),
+    };
+    assert_eq!(
+        report.line(),
+        "selftest: 3 rows, 1 behaved, 0 misbehaved, 2 skipped \
+         (not-applicable:no-ordinary-same-site-origin=2)"
+    );
+}

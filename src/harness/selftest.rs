@@ -635,15 +635,22 @@ impl SelfTestReport {
         out
     }
 
-    /// `selftest: <rows> rows, <b> behaved, <m> misbehaved, <s> skipped`.
+    /// `selftest: <rows> rows, <b> behaved, <m> misbehaved, <s> skipped`, followed by
+    /// ` (<reason>=<count>, …)` when rows skipped, as the certification line's `skips`.
     pub fn line(&self) -> String {
-        format!(
+        let mut line = format!(
             "selftest: {} rows, {} behaved, {} misbehaved, {} skipped",
             self.rows.len(),
             self.behaved(),
             self.misbehaved(),
             self.skipped()
-        )
+        );
+        let skips = self.skips();
+        if !skips.is_empty() {
+            let parts: Vec<String> = skips.iter().map(|(r, n)| format!("{r}={n}")).collect();
+            line.push_str(&format!(" ({})", parts.join(", ")));
+        }
+        line
     }
 }
 

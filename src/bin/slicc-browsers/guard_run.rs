@@ -66,36 +66,107 @@ fn vectors(args: &mut Args) -> Result<Vectors, String> {
     }
 }
 
-/// Progress on stderr (rows done of total, elapsed), only when stderr is a terminal.
+/// How a finished row counts on the progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tally {
+    /// Behaved (self-test) or passed (certification).
+    Good,
+    /// Misbehaved or failed.
+    Bad,
+    /// Skipped, or a text row not run.
+    Other,
+}
+
+/// The counts behind the progress line.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counts {
+    done: usize,
+    good: usize,
+    bad: usize,
+}
+
+/// The progress line: `<done>/<total> rows, <good> <good word>, <bad> <bad word>, <elapsed>
+/// elapsed, ETA <left>, last <row>`. The ETA is the mean time per finished row (wall time, so
+/// parallel slots count once) times the rows left.
+fn progress_line(
+    counts: Counts,
+    total: usize,
+    words: (&str, &str),
+    elapsed: std::time::Duration,
+    last: &str,
+) -> String {
+    let eta = if counts.done == 0 {
+        "?".to_string()
+    } else {
+        let per_row = elapsed.as_secs_f64() / counts.done as f64;
+        duration(per_row * total.saturating_sub(counts.done) as f64)
+    };
+    format!(
+        "{}/{total} rows, {} {}, {} {}, {} elapsed, ETA {eta}, last {last}",
+        counts.done,
+        counts.good,
+        words.0,
+        counts.bad,
+        words.1,
+        duration(elapsed.as_secs_f64()),
+    )
+}
+
+/// `42s`, `3m05s`, `1h02m`.
+fn duration(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Progress on stderr, one line kept current (rows done of total, good and bad so far,
+/// elapsed, estimated time left), only when stderr is a terminal: off a terminal nothing is
+/// written.
 struct Progress {
     total: usize,
-    done: Mutex<usize>,
+    counts: Mutex<Counts>,
+    words: (&'static str, &'static str),
     started: Instant,
     on: bool,
 }
 
 impl Progress {
-    fn new(total: usize) -> Progress {
+    /// `words`: what a good and a bad row are called (`behaved`/`misbehaved`,
+    /// `passed`/`failed`).
+    fn new(total: usize, words: (&'static str, &'static str)) -> Progress {
         Progress {
             total,
-            done: Mutex::new(0),
+            counts: Mutex::new(Counts::default()),
+            words,
             started: Instant::now(),
             on: std::io::stderr().is_terminal(),
         }
     }
 
-    fn tick(&self, last: &str) {
-        let mut done = self
-            .done
+    fn tick(&self, last: &str, tally: Tally) {
+        let mut counts = self
+            .counts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *done += 1;
+        counts.done += 1;
+        match tally {
+            Tally::Good => counts.good += 1,
+            Tally::Bad => counts.bad += 1,
+            Tally::Other => {}
+        }
         if self.on {
             eprint!(
-                "\r\x1b[K{}/{} rows, {}s, last {last}",
-                *done,
-                self.total,
-                self.started.elapsed().as_secs()
+                "\r\x1b[K{}",
+                progress_line(
+                    *counts,
+                    self.total,
+                    self.words,
+                    self.started.elapsed(),
+                    last
+                )
             );
         }
     }
@@ -104,6 +175,17 @@ impl Progress {
         if self.on {
             eprintln!();
         }
+    }
+}
+
+/// How a certification row counts: passed, failed, or neither (skipped, not run).
+fn row_tally(row: &slicc_browsers::harness::runner::summary::Row) -> Tally {
+    if row.failed() {
+        Tally::Bad
+    } else if row.skipped() || row.not_run() {
+        Tally::Other
+    } else {
+        Tally::Good
     }
 }
 
@@ -157,7 +239,12 @@ impl BrowserRun {
         } else {
             selftest::rows_selected(&set, &options)?
         };
-        let progress = Progress::new(total);
+        let words = if runnable_only {
+            ("behaved", "misbehaved")
+        } else {
+            ("passed", "failed")
+        };
+        let progress = Progress::new(total, words);
         crate::signals::stop_browsers_on_signal();
         Ok(BrowserRun {
             set,
@@ -169,10 +256,10 @@ impl BrowserRun {
     }
 
     /// Notes a judged row: progress, and what its legs recorded when `keep` and `--records`.
-    fn row_done(&self, result: &RowResult, keep: bool) {
+    fn row_done(&self, result: &RowResult, tally: Tally, keep: bool) {
         let r = &result.row;
         self.progress
-            .tick(&format!("{} {} {}", r.id, r.target, r.variant));
+            .tick(&format!("{} {} {}", r.id, r.target, r.variant), tally);
         if let (Some(dir), true) = (&self.records, keep) {
             let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
             let body = serde_json::json!({ "row": r, "records": result.records });
@@ -204,10 +291,12 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
     let stdout = Mutex::new(std::io::stdout());
     let report = selftest::selftest(&run.set, &run.options, &|row| {
         let r = &row.result.row;
-        run.row_done(
-            &row.result,
-            matches!(row.verdict, SelfTestVerdict::Misbehaved(_)),
-        );
+        let (tally, keep) = match row.verdict {
+            SelfTestVerdict::Behaved => (Tally::Good, false),
+            SelfTestVerdict::Misbehaved(_) => (Tally::Bad, true),
+            SelfTestVerdict::Skipped(_) => (Tally::Other, false),
+        };
+        run.row_done(&row.result, tally, keep);
         if run.json {
             let mut line = serde_json::to_value(r).unwrap_or(Value::Null);
             let (verdict, why) = match &row.verdict {
@@ -237,11 +326,6 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
             }
         }
     }
-    let skips = report.skips();
-    if !skips.is_empty() {
-        let list: Vec<String> = skips.iter().map(|(r, n)| format!("{r}={n}")).collect();
-        let _ = writeln!(out, "skips: {}", list.join(", "));
-    }
     let _ = writeln!(
         out,
         "{}",
@@ -259,7 +343,7 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
 pub fn certify(args: Args) -> Result<ExitCode, String> {
     let run = BrowserRun::parse(args, false)?;
     let report = slicc_browsers::harness::certify::certify(&run.set, &run.options, &|result| {
-        run.row_done(result, result.row.failed());
+        run.row_done(result, row_tally(&result.row), result.row.failed());
         if run.json {
             if let Ok(line) = serde_json::to_string(&result.row) {
                 println!("{line}");
@@ -394,10 +478,13 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         capabilities,
         transport: transport.clone(),
     };
-    let progress = Progress::new(count_rows(&set, &options)?);
+    let progress = Progress::new(count_rows(&set, &options)?, ("passed", "failed"));
     let results = drive::run(&set, &guard, stand_in, &options, &|result| {
         let r = &result.row;
-        progress.tick(&format!("{} {} {}", r.id, r.target, r.variant));
+        progress.tick(
+            &format!("{} {} {}", r.id, r.target, r.variant),
+            row_tally(r),
+        );
         if json {
             if let Ok(line) = serde_json::to_string(r) {
                 println!("{line}");
@@ -425,4 +512,35 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_progress_line_counts_rows_and_estimates_the_time_left() {
+        let counts = Counts {
+            done: 10,
+            good: 8,
+            bad: 1,
+        };
+        assert_eq!(
+            progress_line(
+                counts,
+                40,
+                ("behaved", "misbehaved"),
+                Duration::from_secs(100),
+                "C1.x seven prompt"
+            ),
+            "10/40 rows, 8 behaved, 1 misbehaved, 1m40s elapsed, ETA 5m00s, last C1.x seven prompt"
+        );
+        let none = Counts::default();
+        assert_eq!(
+            progress_line(none, 3, ("passed", "failed"), Duration::ZERO, "-"),
+            "0/3 rows, 0 passed, 0 failed, 0s elapsed, ETA ?, last -"
+        );
+        assert_eq!(duration(7300.0), "2h01m");
+    }
 }
