@@ -25,7 +25,7 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
-const OPEN: &[(&str, u8)] = &[("c2.inflight-redirect", 2), ("c2.bfcache-back", 2)];
+const OPEN: &[(&str, u8)] = &[];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):
 /// issue 19's class 6 was decided as "state the limit", so client headers and user-agent

