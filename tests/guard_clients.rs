@@ -12,6 +12,7 @@
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
 mod needs;
+mod proxy_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,8 +23,8 @@ use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
 use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::harness::selftest::Chromium;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const REFUSAL: &str = "slicc: refused: target is on seven's origin";
+use proxy_common::{CHROMIUM, REFUSAL};
+
 /// The step whose outcome differs on purpose.
 const PROTECTED: &str = "protected navigation";
 /// The packages the script loads from `SLICC_CDP_CLIENTS`.

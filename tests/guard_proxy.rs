@@ -6,6 +6,7 @@
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
 mod needs;
+mod proxy_common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -20,8 +21,7 @@ use slicc_browsers::harness::runner::{CallError, Transport};
 use slicc_browsers::harness::selftest::Chromium;
 use tungstenite::Message;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const REFUSAL: &str = "slicc: refused: target is on seven's origin";
+use proxy_common::{closes, eventually, http_get, raw_http, CHROMIUM, REFUSAL};
 
 /// Starts Chromium (the crate's own launcher) with the stand-in's hosts mapped to the fixture,
 /// or `None` with the reason printed when it is not installed; under `CI` its absence is a
@@ -42,45 +42,15 @@ fn client(endpoint: &str) -> CdpClient {
     .unwrap_or_else(|e| panic!("connects to {endpoint}: {e}"))
 }
 
-/// An HTTP GET on the proxy: (status, body).
-fn http_get(addr: &str, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connects to the proxy");
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut text = String::new();
-    let _ = s.read_to_string(&mut text);
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
-
 fn refused(r: Result<Value, CallError>) -> bool {
     matches!(r, Err(CallError::Protocol { ref message, .. }) if message.contains(REFUSAL))
 }
 
 /// Waits until the fixture logged a request whose URL contains `needle`.
 fn logged(fixture: &Fixture, needle: &str, within: Duration) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        if fixture.log().iter().any(|e| e.url.contains(needle)) {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    eventually(within, || {
+        fixture.log().iter().any(|e| e.url.contains(needle))
+    })
 }
 
 #[test]
@@ -342,18 +312,8 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
     let answer = raw.read().unwrap();
     assert!(answer.to_text().unwrap().contains("reserved"), "{answer:?}");
     raw.send(Message::binary(vec![0xff, 0xfe, 0x00])).unwrap();
-    let mut closed = false;
-    for _ in 0..5 {
-        match raw.read() {
-            Ok(Message::Close(_)) | Err(_) => {
-                closed = true;
-                break;
-            }
-            Ok(_) => {}
-        }
-    }
     assert!(
-        closed,
+        closes(&mut raw),
         "a binary frame that is not UTF-8 closes the connection"
     );
 
@@ -363,24 +323,86 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
         "x".repeat(17 << 20)
     );
     let _ = big.send(Message::text(huge));
-    let mut closed = false;
-    for _ in 0..5 {
-        match big.read() {
-            Ok(Message::Close(_)) | Err(_) => {
-                closed = true;
-                break;
-            }
-            Ok(_) => {}
-        }
-    }
-    assert!(closed, "a frame over the limit closes the connection");
+    assert!(
+        closes(&mut big),
+        "a frame over the limit closes the connection"
+    );
 
+    // Request heads that are not HTTP/1.x: the one head parser's status and reason.
+    let mut long_line = b"GET /json/version?".to_vec();
+    long_line.extend(std::iter::repeat_n(b'a', 9000));
+    let mut many = b"GET /json/version HTTP/1.1\r\nHost: x\r\n".to_vec();
+    for i in 0..70 {
+        many.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+    }
+    many.extend_from_slice(b"\r\n");
+    let mut endless = b"GET /json/version HTTP/1.1\r\nX-Pad: ".to_vec();
+    endless.extend(std::iter::repeat_n(b'p', 17 * 1024));
+    for (raw, status, why) in [
+        (
+            &b"\x16\x03\x01garbage\r\n\r\n"[..],
+            400,
+            "not an HTTP request",
+        ),
+        (
+            b"GET /json/version HTTP/2.0\r\nHost: x\r\n\r\n",
+            505,
+            "HTTP version",
+        ),
+        (
+            b"GET /json/version HTTP/1.1\r\nX: a\r\n folded\r\n\r\n",
+            400,
+            "folding",
+        ),
+        (
+            b"GET /json/version HTTP/1.1\r\nBad Name: x\r\n\r\n",
+            400,
+            "header name",
+        ),
+        (&long_line[..], 414, "line too long"),
+        (&many[..], 431, "too many header fields"),
+        (&endless[..], 431, "too large"),
+    ] {
+        let (got, body) = raw_http(&addr, raw);
+        assert_eq!(
+            got,
+            status,
+            "{body:?} for {:?}",
+            String::from_utf8_lossy(&raw[..40.min(raw.len())])
+        );
+        assert!(body.contains(why), "{why:?} in {body:?}");
+    }
+    // A client whose first frame comes in the same packet as its handshake: the frame is
+    // read from what came after the head, not lost.
     let mut s = TcpStream::connect(&addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    s.write_all(b"\x16\x03\x01garbage\r\n\r\n").unwrap();
-    let mut text = String::new();
-    let _ = s.read_to_string(&mut text);
-    assert!(text.starts_with("HTTP/1.1 400"), "{text:?}");
+    let path = proxy
+        .websocket_url()
+        .split_once(&addr)
+        .unwrap()
+        .1
+        .to_string();
+    let mut bytes = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .into_bytes();
+    let command = br#"{"id":5,"method":"Browser.getVersion"}"#;
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    bytes.extend_from_slice(&[0x81, 0x80 | command.len() as u8]);
+    bytes.extend_from_slice(&mask);
+    bytes.extend(command.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    s.write_all(&bytes).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let answered = eventually(Duration::from_secs(20), || {
+        if let Ok(n) = s.read(&mut chunk) {
+            got.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&got).contains("\"id\":5")
+    });
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 101"), "{text:?}");
+    assert!(answered && text.contains("\"product\""), "{text:?}");
 
     // The proxy still serves after all that.
     assert!(guarded.send("Target.getTargets", json!({}), None).is_ok());

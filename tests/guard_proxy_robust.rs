@@ -10,6 +10,7 @@
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
 mod needs;
+mod proxy_common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -22,29 +23,7 @@ use serde_json::{json, Value};
 use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions, DEFAULT_MAX_CONNECTIONS};
 use tungstenite::Message;
 
-/// An HTTP GET on `addr`: (status, body); status 0 when no answer came.
-fn http_get(addr: &str, path: &str) -> (u16, String) {
-    let Ok(mut s) = TcpStream::connect(addr) else {
-        return (0, String::new());
-    };
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let _ = write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    );
-    let mut text = String::new();
-    let _ = s.read_to_string(&mut text);
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
-}
+use proxy_common::{call, counts, eventually, http_get};
 
 /// A stand-in for a browser's DevTools HTTP endpoint that answers `/json/version` and
 /// `/json/list` with whatever the test puts in `answers`.
@@ -115,26 +94,6 @@ impl Sink {
             .lines()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect()
-    }
-}
-
-/// (threads, open descriptors) of this process.
-fn counts() -> (usize, usize) {
-    let n = |dir: &str| std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
-    (n("/proc/self/task"), n("/proc/self/fd"))
-}
-
-/// Waits until `f` holds, up to `within`.
-fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let deadline = Instant::now() + within;
-    loop {
-        if f() {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -231,29 +190,6 @@ fn is_root() -> bool {
                 .map(|l| l.split_whitespace().nth(1) == Some("0"))
         })
         .unwrap_or(false)
-}
-
-type Ws = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>;
-
-/// Sends a command and reads until its answer (events skipped).
-fn call(ws: &mut Ws, id: i64, method: &str, params: Value, session: Option<&str>) -> Value {
-    let mut msg = json!({"id": id, "method": method, "params": params});
-    if let Some(s) = session {
-        msg["sessionId"] = json!(s);
-    }
-    ws.send(Message::text(msg.to_string())).expect("sent");
-    loop {
-        match ws.read().expect("an answer") {
-            Message::Text(t) => {
-                let v: Value = serde_json::from_str(t.as_str()).unwrap();
-                if v["id"] == json!(id) {
-                    return v;
-                }
-            }
-            Message::Close(c) => panic!("closed while waiting for {method}: {c:?}"),
-            _ => {}
-        }
-    }
 }
 
 #[test]

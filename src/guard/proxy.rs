@@ -45,7 +45,7 @@
 //! let proxy = Proxy::start(ProxyOptions::new("http://127.0.0.1:9333"))?;
 //! println!("cdp {}", proxy.endpoint());
 //! println!("webSocketDebuggerUrl {}", proxy.websocket_url());
-//! # Ok::<(), String>(())
+//! # Ok::<(), slicc_browsers::guard::proxy::ProxyError>(())
 //! ```
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -63,12 +63,18 @@ use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::policy::{Output, Policy, Verdict};
-use crate::http::Request;
+use crate::http::head::{self, HeadError, HeadLimits, RequestHead};
+use crate::http::{GetError, Request};
 use crate::protected::{Matcher, Opener};
 use crate::ws::{self, ConnectError, ReadHalf, Received, Writer};
 
-/// The largest request head the proxy reads from a client.
-const HEAD_LIMIT: usize = 16 * 1024;
+/// The bounds of a request head the proxy reads from a client (the crate's one head parser,
+/// [`crate::http::head`]).
+const HEAD_LIMITS: HeadLimits = HeadLimits {
+    max_head: 16 * 1024,
+    max_line: 8 * 1024,
+    max_headers: 64,
+};
 /// The largest `/json/*` answer read from the browser.
 const JSON_LIMIT: usize = 8 << 20;
 
@@ -95,6 +101,238 @@ pub struct ProxyOptions {
 
 /// The default of [`ProxyOptions::max_connections`].
 pub const DEFAULT_MAX_CONNECTIONS: usize = 64;
+
+/// Why [`Proxy::start`] failed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ProxyError {
+    /// An extra protected origin ([`ProxyOptions::origins`], `--origin`) is not one the
+    /// matcher reads.
+    Origin(crate::error::Error),
+    /// [`ProxyOptions::upstream`] is not a URL the proxy relays to.
+    Upstream {
+        /// The upstream as given.
+        upstream: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// The browser gave no WebSocket URL to relay to.
+    Browser(BrowserError),
+    /// The listening socket could not be bound, or its address read.
+    Listen {
+        /// [`ProxyOptions::listen`].
+        listen: String,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The accept thread could not be started.
+    Thread(io::Error),
+}
+
+impl std::fmt::Display for ProxyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProxyError::Origin(e) => write!(f, "--origin: {e}"),
+            ProxyError::Upstream { upstream, why } => write!(f, "--upstream {upstream:?}: {why}"),
+            ProxyError::Browser(e) => e.fmt(f),
+            ProxyError::Listen { listen, source } => {
+                write!(f, "cannot listen on {listen}: {source}")
+            }
+            ProxyError::Thread(e) => write!(f, "cannot start the accept thread: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ProxyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ProxyError::Origin(e) => Some(e),
+            ProxyError::Browser(e) => Some(e),
+            ProxyError::Listen { source, .. } | ProxyError::Thread(source) => Some(source),
+            ProxyError::Upstream { .. } => None,
+        }
+    }
+}
+
+/// Callers that report errors as text (`?` into `Result<_, String>`) keep working.
+impl From<ProxyError> for String {
+    fn from(e: ProxyError) -> String {
+        e.to_string()
+    }
+}
+
+/// Why the browser behind the proxy could not be used: its `/json/*` answers or its
+/// WebSocket. A client asking through the proxy gets it as a `502` with this text.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BrowserError {
+    /// Nothing took the connection to the browser's DevTools HTTP endpoint.
+    Refused {
+        /// `host:port` of the endpoint.
+        addr: String,
+        /// The document asked for (`/json/version`).
+        path: &'static str,
+    },
+    /// The endpoint gave no complete, well-formed answer in time (or one over 8 MiB).
+    NoAnswer {
+        /// `host:port` of the endpoint.
+        addr: String,
+        /// The document asked for.
+        path: &'static str,
+    },
+    /// The endpoint answered with another status than 200.
+    Status {
+        /// `host:port` of the endpoint.
+        addr: String,
+        /// The document asked for.
+        path: &'static str,
+        /// The status.
+        status: u16,
+    },
+    /// The answer is not JSON.
+    NotJson {
+        /// `host:port` of the endpoint.
+        addr: String,
+        /// The document asked for.
+        path: &'static str,
+        /// The JSON parser's reason.
+        why: String,
+    },
+    /// The answer is JSON but not what CDP promises.
+    Shape {
+        /// `host:port` of the endpoint.
+        addr: String,
+        /// The document asked for.
+        path: &'static str,
+        /// What is wrong (`is not a JSON object`, `has no webSocketDebuggerUrl`, …).
+        what: &'static str,
+    },
+    /// The browser's WebSocket URL is not a `ws://host:port/…` URL.
+    NotWs {
+        /// The URL.
+        url: String,
+    },
+    /// No TCP connection to the browser's WebSocket.
+    Unreachable {
+        /// `host:port` of the browser.
+        addr: String,
+    },
+    /// A socket to the browser could not be set up or written.
+    Socket(io::Error),
+    /// The browser refused the WebSocket handshake.
+    Handshake {
+        /// The URL.
+        url: String,
+        /// tungstenite's reason.
+        why: String,
+    },
+    /// The proxy's own look at the browser's targets (for `/json/list`) did not finish.
+    Listing(&'static str),
+    /// The stored WebSocket URL failed and so did asking the endpoint for a new one.
+    Again {
+        /// Why the stored URL failed.
+        first: Box<BrowserError>,
+        /// Why asking again failed.
+        then: Box<BrowserError>,
+    },
+}
+
+impl BrowserError {
+    fn get(host: &str, port: u16, path: &'static str, e: GetError) -> BrowserError {
+        let addr = crate::http::authority(host, port);
+        match e {
+            GetError::Refused => BrowserError::Refused { addr, path },
+            GetError::NoAnswer => BrowserError::NoAnswer { addr, path },
+            GetError::Status(status) => BrowserError::Status { addr, path, status },
+            GetError::NotJson(why) => BrowserError::NotJson { addr, path, why },
+        }
+    }
+}
+
+impl std::fmt::Display for BrowserError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BrowserError::Refused { addr, path } => {
+                write!(f, "{addr}{path}: {}", GetError::Refused)
+            }
+            BrowserError::NoAnswer { addr, path } => {
+                write!(f, "{addr}{path}: {}", GetError::NoAnswer)
+            }
+            BrowserError::Status { addr, path, status } => {
+                write!(f, "{addr}{path}: {}", GetError::Status(*status))
+            }
+            BrowserError::NotJson { addr, path, why } => write!(f, "{addr}{path}: not JSON: {why}"),
+            BrowserError::Shape { addr, path, what } => write!(f, "{addr}{path} {what}"),
+            BrowserError::NotWs { url } => write!(f, "{url}: not ws://"),
+            BrowserError::Unreachable { addr } => {
+                write!(f, "cannot connect to the browser at {addr}")
+            }
+            BrowserError::Socket(e) => write!(f, "cannot set up the browser socket: {e}"),
+            BrowserError::Handshake { url, why } => {
+                write!(
+                    f,
+                    "WebSocket handshake with the browser ({url}) failed: {why}"
+                )
+            }
+            BrowserError::Listing(why) => f.write_str(why),
+            BrowserError::Again { first, then } => write!(f, "{first}; and {then}"),
+        }
+    }
+}
+
+impl std::error::Error for BrowserError {}
+
+/// Why a client's HTTP request gets no document: each with its status.
+#[derive(Debug)]
+enum Refusal {
+    /// The request head is not one the proxy reads.
+    Head(HeadError),
+    /// The connection ended or failed before the head was complete.
+    Read(Option<io::Error>),
+    /// A WebSocket upgrade without `Sec-WebSocket-Key`.
+    NoKey,
+    /// Not `GET`.
+    Method,
+    /// A path the proxy does not serve.
+    NotServed(String),
+    /// The browser side failed.
+    Browser(BrowserError),
+}
+
+impl Refusal {
+    fn status(&self) -> u16 {
+        match self {
+            Refusal::Head(e) => e.status(),
+            Refusal::Read(_) | Refusal::NoKey => 400,
+            Refusal::Method => 405,
+            Refusal::NotServed(_) => 404,
+            Refusal::Browser(_) => 502,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Head(e) => write!(f, "request head: {e}"),
+            Refusal::Read(None) => f.write_str("connection closed in the request head"),
+            Refusal::Read(Some(e)) => write!(f, "cannot read the request: {e}"),
+            Refusal::NoKey => f.write_str("no Sec-WebSocket-Key"),
+            Refusal::Method => f.write_str("only GET"),
+            Refusal::NotServed(path) => write!(
+                f,
+                "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list, /json/protocol and the browser WebSocket)"
+            ),
+            Refusal::Browser(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<BrowserError> for Refusal {
+    fn from(e: BrowserError) -> Refusal {
+        Refusal::Browser(e)
+    }
+}
 
 /// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`]). Each line is one object:
 /// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
@@ -184,18 +422,19 @@ impl Context {
 
 impl Proxy {
     /// Resolves the browser's WebSocket URL, binds the listening socket and starts serving.
-    pub fn start(options: ProxyOptions) -> Result<Proxy, String> {
+    pub fn start(options: ProxyOptions) -> Result<Proxy, ProxyError> {
         let cat = crate::catalog::shared_catalog();
         // The stricter readings only add protection: right for a guard.
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
-            .map_err(|e| format!("--origin: {e}"))?
+            .map_err(ProxyError::Origin)?
             .strict();
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
-        let listener = TcpListener::bind(&options.listen)
-            .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
-        let addr = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        let listen_error = |source| ProxyError::Listen {
+            listen: options.listen.clone(),
+            source,
+        };
+        let listener = TcpListener::bind(&options.listen).map_err(listen_error)?;
+        let addr = listener.local_addr().map_err(listen_error)?;
         let browser_path = upstream_ws.find("/devtools/browser/").map_or_else(
             || "/devtools/browser/guard".to_string(),
             |i| upstream_ws[i..].to_string(),
@@ -217,7 +456,7 @@ impl Proxy {
         let accept = std::thread::Builder::new()
             .name("guard-proxy-accept".into())
             .spawn(move || accept_loop(listener, context, stop_accept))
-            .map_err(|e| format!("cannot start the accept thread: {e}"))?;
+            .map_err(ProxyError::Thread)?;
         Ok(Proxy {
             addr,
             browser_path,
@@ -259,37 +498,44 @@ impl Drop for Proxy {
 }
 
 /// `(ws url, host, port)` of the browser from `--upstream`.
-fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), String> {
+fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), ProxyError> {
+    let bad = |why| ProxyError::Upstream {
+        upstream: upstream.to_string(),
+        why,
+    };
     let lower = upstream.to_ascii_lowercase();
     if lower.starts_with("ws://") {
-        let (host, port) = ws::split_url(upstream, "ws", 80)
-            .ok_or_else(|| format!("--upstream {upstream:?}: not a ws://host:port/… URL"))?;
+        let (host, port) =
+            ws::split_url(upstream, "ws", 80).ok_or_else(|| bad("not a ws://host:port/… URL"))?;
         return Ok((upstream.to_string(), host, port));
     }
     if lower.starts_with("wss://") || lower.starts_with("https://") {
-        return Err(format!(
-            "--upstream {upstream:?}: only plain http:// and ws:// (CDP listens on loopback)"
+        return Err(bad(
+            "only plain http:// and ws:// (CDP listens on loopback)",
         ));
     }
-    let (host, port) = ws::split_url(upstream, "http", 80)
-        .ok_or_else(|| format!("--upstream {upstream:?}: not an http://host:port URL"))?;
-    let ws = browser_ws(&host, port)?;
+    let (host, port) =
+        ws::split_url(upstream, "http", 80).ok_or_else(|| bad("not an http://host:port URL"))?;
+    let ws = browser_ws(&host, port).map_err(ProxyError::Browser)?;
     Ok((ws, host, port))
 }
 
 /// The browser's WebSocket URL from its `/json/version`.
-fn browser_ws(host: &str, port: u16) -> Result<String, String> {
-    let version = get_json(host, port, "/json/version")?;
+fn browser_ws(host: &str, port: u16) -> Result<String, BrowserError> {
+    let path = "/json/version";
+    let version = get_json(host, port, path)?;
     match version.get("webSocketDebuggerUrl").and_then(Value::as_str) {
         Some(ws) if ws.to_ascii_lowercase().starts_with("ws://") => Ok(ws.to_string()),
-        _ => Err(format!(
-            "{host}:{port}/json/version has no ws:// webSocketDebuggerUrl"
-        )),
+        _ => Err(BrowserError::Shape {
+            addr: crate::http::authority(host, port),
+            path,
+            what: "has no ws:// webSocketDebuggerUrl",
+        }),
     }
 }
 
 /// One GET of a JSON document from the browser's DevTools endpoint.
-fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
+fn get_json(host: &str, port: u16, path: &'static str) -> Result<Value, BrowserError> {
     let request = Request {
         host: host.to_string(),
         port,
@@ -297,7 +543,7 @@ fn get_json(host: &str, port: u16, path: &str) -> Result<Value, String> {
         limit: JSON_LIMIT,
     };
     crate::http::get_json(&request, Duration::from_secs(5))
-        .map_err(|why| format!("{host}:{port}{path}: {why}"))
+        .map_err(|e| BrowserError::get(host, port, path, e))
 }
 
 use crate::sys::lock;
@@ -370,7 +616,10 @@ fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> io::
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        414 => "URI Too Long",
+        431 => "Request Header Fields Too Large",
         502 => "Bad Gateway",
+        505 => "HTTP Version Not Supported",
         503 => "Service Unavailable",
         _ => "Error",
     };
@@ -383,76 +632,67 @@ fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> io::
     stream.flush()
 }
 
-/// A parsed request head.
-struct Head {
-    method: String,
-    path: String,
-    headers: HashMap<String, String>,
-}
-
-/// Reads a request head (bounded in size and time). `Err` holds what to answer.
-fn read_head(stream: &mut TcpStream) -> Result<Head, (u16, String)> {
+/// Reads a request head (bounded in size and time): the head and the bytes read past it (a
+/// WebSocket client's first frames, handed to the relay).
+fn read_head(stream: &mut TcpStream) -> Result<(RequestHead, Vec<u8>), Refusal> {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut buf = Vec::new();
-    let mut byte = [0u8; 1];
-    // Byte by byte: nothing past the head is consumed, so a WebSocket's first frame stays unread.
-    while !buf.ends_with(b"\r\n\r\n") {
-        if buf.len() >= HEAD_LIMIT {
-            return Err((400, "request head too large".into()));
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(head) = head::request(&buf, &HEAD_LIMITS).map_err(Refusal::Head)? {
+            let rest = buf.split_off(head.len);
+            return Ok((head, rest));
         }
-        match stream.read(&mut byte) {
-            Ok(1) => buf.push(byte[0]),
-            Ok(_) => return Err((400, "connection closed in the request head".into())),
-            Err(e) => return Err((400, format!("cannot read the request: {e}"))),
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err(Refusal::Read(None)),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Refusal::Read(Some(e))),
         }
     }
-    let text =
-        std::str::from_utf8(&buf).map_err(|_| (400, "request head is not UTF-8".to_string()))?;
-    let mut lines = text.split("\r\n");
-    let first = lines.next().unwrap_or_default();
-    let mut parts = first.split(' ');
-    let (Some(method), Some(path), Some(version)) = (parts.next(), parts.next(), parts.next())
-    else {
-        return Err((400, format!("malformed request line {first:?}")));
-    };
-    if !version.starts_with("HTTP/1.") {
-        return Err((400, format!("not HTTP/1.x: {first:?}")));
+}
+
+/// Answers `refusal` with its status and text. A head refused before its end leaves input
+/// unread: that is read and dropped for a moment ([`crate::http::linger`]) so that the answer
+/// is not lost to a reset.
+fn refuse(stream: &TcpStream, refusal: &Refusal) {
+    let _ = respond(
+        stream,
+        refusal.status(),
+        "text/plain",
+        format!("{refusal}\n").as_bytes(),
+    );
+    if matches!(refusal, Refusal::Head(_)) {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        crate::http::linger(stream);
     }
-    let mut headers = HashMap::new();
-    for line in lines.filter(|l| !l.is_empty()) {
-        let Some((k, v)) = line.split_once(':') else {
-            return Err((400, format!("malformed header line {line:?}")));
-        };
-        headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
-    }
-    Ok(Head {
-        method: method.to_string(),
-        path: path.to_string(),
-        headers,
-    })
 }
 
 fn serve(mut stream: TcpStream, slot: &Slot) {
     let context = &*slot.context;
     let _ = stream.set_nodelay(true);
-    let head = match read_head(&mut stream) {
+    let (head, rest) = match read_head(&mut stream) {
         Ok(h) => h,
-        Err((status, why)) => {
-            let _ = respond(&stream, status, "text/plain", format!("{why}\n").as_bytes());
+        Err(refusal) => {
+            if !matches!(refusal, Refusal::Read(None)) {
+                refuse(&stream, &refusal);
+            }
             return;
         }
     };
-    let path = head.path.split('?').next().unwrap_or_default().to_string();
-    let upgrade = head
-        .headers
-        .get("upgrade")
-        .is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    let path = head
+        .target
+        .split('?')
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let upgrade =
+        head::header(&head.headers, "upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
     if upgrade && path.starts_with("/devtools/browser/") {
-        return relay(stream, &head, slot);
+        return relay(stream, &head, rest, slot);
     }
     if head.method != "GET" {
-        let _ = respond(&stream, 405, "text/plain", b"only GET\n");
-        return;
+        return refuse(&stream, &Refusal::Method);
     }
     let answer = match path.trim_end_matches('/') {
         "/json/version" => json_version(context),
@@ -463,42 +703,33 @@ fn serve(mut stream: TcpStream, slot: &Slot) {
             context.upstream_port,
             "/json/protocol",
         )
-        .map_err(|e| (502, e)),
-        _ => Err((
-            404,
-            format!(
-                "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list, /json/protocol and the browser WebSocket)"
-            ),
-        )),
+        .map_err(Refusal::from),
+        _ => Err(Refusal::NotServed(path)),
     };
-    let _ = match answer {
-        Ok(v) => respond(
-            &stream,
-            200,
-            "application/json; charset=UTF-8",
-            serde_json::to_string_pretty(&v)
-                .unwrap_or_default()
-                .as_bytes(),
-        ),
-        Err((status, why)) => respond(&stream, status, "text/plain", format!("{why}\n").as_bytes()),
-    };
+    match answer {
+        Ok(v) => {
+            let _ = respond(
+                &stream,
+                200,
+                "application/json; charset=UTF-8",
+                serde_json::to_string_pretty(&v)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            );
+        }
+        Err(refusal) => refuse(&stream, &refusal),
+    }
 }
 
-fn json_version(context: &Context) -> Result<Value, (u16, String)> {
-    let mut v = get_json(
-        &context.upstream_host,
-        context.upstream_port,
-        "/json/version",
-    )
-    .map_err(|e| (502, e))?;
-    let why = |what: &str| {
-        (
-            502,
-            format!(
-                "{}:{}/json/version {what}",
-                context.upstream_host, context.upstream_port
-            ),
-        )
+fn json_version(context: &Context) -> Result<Value, Refusal> {
+    let path = "/json/version";
+    let mut v = get_json(&context.upstream_host, context.upstream_port, path)?;
+    let why = |what| {
+        Refusal::Browser(BrowserError::Shape {
+            addr: crate::http::authority(&context.upstream_host, context.upstream_port),
+            path,
+            what,
+        })
     };
     let Some(obj) = v.as_object_mut() else {
         return Err(why("is not a JSON object"));
@@ -523,22 +754,20 @@ fn json_version(context: &Context) -> Result<Value, (u16, String)> {
     Ok(v)
 }
 
-fn json_list(context: &Context) -> Result<Value, (u16, String)> {
-    let list = get_json(&context.upstream_host, context.upstream_port, "/json/list")
-        .map_err(|e| (502, e))?;
+fn json_list(context: &Context) -> Result<Value, Refusal> {
+    let path = "/json/list";
+    let list = get_json(&context.upstream_host, context.upstream_port, path)?;
     let Value::Array(items) = list else {
-        return Err((
-            502,
-            format!(
-                "{}:{}/json/list is not a JSON array",
-                context.upstream_host, context.upstream_port
-            ),
-        ));
+        return Err(Refusal::Browser(BrowserError::Shape {
+            addr: crate::http::authority(&context.upstream_host, context.upstream_port),
+            path,
+            what: "is not a JSON array",
+        }));
     };
     // /json/list has no openers: the targets are judged by a policy of their own over CDP,
     // whose Target.getTargets carries them (an about:blank popup of a protected page stays
     // protected), and a target that policy does not show is left out.
-    let judged = shown_targets(context).map_err(|e| (502, e))?;
+    let judged = shown_targets(context)?;
     let shown: Vec<Value> = items
         .into_iter()
         .filter(Value::is_object)
@@ -563,7 +792,7 @@ fn json_list(context: &Context) -> Result<Value, (u16, String)> {
 
 /// The ids of the targets a client may see: a [`Policy`] of their own runs its discovery and
 /// a `Target.getTargets` over a connection of the proxy's, within 5 s.
-fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
+fn shown_targets(context: &Context) -> Result<HashSet<String>, BrowserError> {
     let (mut ws, socket) = connect_upstream(context)?;
     let _ = ws
         .get_ref()
@@ -579,7 +808,7 @@ fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
             .from_client(r#"{"id":1,"method":"Target.getTargets"}"#, 0)
             .to_browser,
     );
-    let failed = |e: io::Error| format!("cannot list the browser's targets: {e}");
+    let failed = BrowserError::Socket;
     let result = loop {
         for f in &out.to_browser {
             writer.text(f.clone()).map_err(failed)?;
@@ -591,14 +820,16 @@ fn shown_targets(context: &Context) -> Result<HashSet<String>, String> {
             break Ok(list);
         }
         if started.elapsed() > Duration::from_secs(5) {
-            break Err("the browser did not list its targets in time".to_string());
+            break Err(BrowserError::Listing(
+                "the browser did not list its targets in time",
+            ));
         }
         let (read, replied) = ws::read(&mut ws, &writer);
         replied.map_err(failed)?;
         out = match read {
             Received::Message(Message::Text(text)) => policy.from_browser(text.as_str(), ms()),
             Received::Message(Message::Close(_)) | Received::Failed(_) => {
-                break Err("the browser closed the connection".to_string())
+                break Err(BrowserError::Listing("the browser closed the connection"))
             }
             Received::Message(_) | Received::Idle => policy.tick(ms()),
         };
@@ -790,19 +1021,15 @@ impl Relay<'_> {
     }
 }
 
-fn relay(mut stream: TcpStream, head: &Head, slot: &Slot) {
+fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, slot: &Slot) {
     let context = &*slot.context;
-    let Some(key) = head.headers.get("sec-websocket-key") else {
-        let _ = respond(&stream, 400, "text/plain", b"no Sec-WebSocket-Key\n");
-        return;
+    let Some(key) = head::header(&head.headers, "sec-websocket-key") else {
+        return refuse(&stream, &Refusal::NoKey);
     };
     // The browser first: a client must not be told it is connected when nothing is behind.
     let upstream = match connect_upstream(context) {
         Ok(ws) => ws,
-        Err(why) => {
-            let _ = respond(&stream, 502, "text/plain", format!("{why}\n").as_bytes());
-            return;
-        }
+        Err(why) => return refuse(&stream, &Refusal::Browser(why)),
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
     let reply = format!(
@@ -821,8 +1048,13 @@ fn relay(mut stream: TcpStream, head: &Head, slot: &Slot) {
     let config = WebSocketConfig::default()
         .max_message_size(Some(max))
         .max_frame_size(Some(max));
-    let client_ws =
-        WebSocket::from_raw_socket(ReadHalf::new(client_read), Role::Server, Some(config));
+    // Bytes the client sent after its head (its first frames) are read first.
+    let client_ws = WebSocket::from_partially_read(
+        ReadHalf::new(client_read),
+        rest,
+        Role::Server,
+        Some(config),
+    );
     let cap = context
         .options
         .max_browser_message
@@ -861,7 +1093,7 @@ fn relay(mut stream: TcpStream, head: &Head, slot: &Slot) {
 /// Connects to the browser: its WebSocket (read side) and the socket to write on. When that
 /// fails and the upstream is the browser's `http://` endpoint, its `/json/version` is asked
 /// again (a restarted browser has a new WebSocket URL) and the new URL tried once.
-fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
+fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), BrowserError> {
     let url = context.upstream_ws();
     match connect_ws(&url, context) {
         Ok(ws) => Ok(ws),
@@ -872,8 +1104,15 @@ fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream
                 .to_ascii_lowercase()
                 .starts_with("ws") =>
         {
-            let fresh = browser_ws(&context.upstream_host, context.upstream_port)
-                .map_err(|e| format!("{why}; and {e}"))?;
+            let fresh = match browser_ws(&context.upstream_host, context.upstream_port) {
+                Ok(fresh) => fresh,
+                Err(e) => {
+                    return Err(BrowserError::Again {
+                        first: Box::new(why),
+                        then: Box::new(e),
+                    })
+                }
+            };
             if fresh == url {
                 return Err(why);
             }
@@ -884,7 +1123,10 @@ fn connect_upstream(context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream
     }
 }
 
-fn connect_ws(url: &str, context: &Context) -> Result<(WebSocket<ReadHalf>, TcpStream), String> {
+fn connect_ws(
+    url: &str,
+    context: &Context,
+) -> Result<(WebSocket<ReadHalf>, TcpStream), BrowserError> {
     ws::connect(
         url,
         Duration::from_secs(5),
@@ -892,14 +1134,17 @@ fn connect_ws(url: &str, context: &Context) -> Result<(WebSocket<ReadHalf>, TcpS
         context.options.max_browser_message,
     )
     .map_err(|e| match e {
-        ConnectError::NotWs => format!("{url}: not ws://"),
-        ConnectError::Unreachable(host, port) => {
-            format!("cannot connect to the browser at {host}:{port}")
-        }
-        ConnectError::Setup(e) => format!("cannot set up the browser socket: {e}"),
-        ConnectError::Handshake(e) => {
-            format!("WebSocket handshake with the browser failed: {e}")
-        }
+        ConnectError::NotWs => BrowserError::NotWs {
+            url: url.to_string(),
+        },
+        ConnectError::Unreachable(host, port) => BrowserError::Unreachable {
+            addr: crate::http::authority(&host, port),
+        },
+        ConnectError::Setup(e) => BrowserError::Socket(e),
+        ConnectError::Handshake(why) => BrowserError::Handshake {
+            url: url.to_string(),
+            why,
+        },
     })
 }
 

@@ -320,7 +320,7 @@ pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallEr
         path: "/json/version".into(),
         limit: VERSION_LIMIT,
     };
-    let version = crate::http::get_json(&request, timeout).map_err(fail)?;
+    let version = crate::http::get_json(&request, timeout).map_err(|e| fail(e.to_string()))?;
     match version.get("webSocketDebuggerUrl") {
         Some(Value::String(url)) => Ok(url.clone()),
         _ => Err(fail("no webSocketDebuggerUrl".into())),

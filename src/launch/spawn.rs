@@ -187,7 +187,7 @@ pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error
         path: path.to_string(),
         limit: MAX_RESPONSE,
     };
-    crate::http::get_json(&request, timeout).map_err(fail)
+    crate::http::get_json(&request, timeout).map_err(|e| fail(e.to_string()))
 }
 
 /// The path of a `ws://host:port/path` URL.

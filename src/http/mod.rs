@@ -8,6 +8,12 @@
 //! another for it. The types are public as [`discovery::Request`](crate::discovery::Request)
 //! and [`discovery::Http`](crate::discovery::Http); the client (`get`, `connect`) is
 //! crate-private and not on `wasm32-wasip1`.
+//!
+//! HTTP/1.x heads, requests and responses, are parsed in one place, [`head`] (on `httparse`):
+//! this client's responses, the stand-in fixture's requests and `guard proxy`'s requests.
+
+#[cfg(not(target_os = "wasi"))]
+pub(crate) mod head;
 
 #[cfg(not(target_os = "wasi"))]
 use std::io::{ErrorKind, Read, Write};
@@ -68,6 +74,31 @@ fn addresses(host: &str, port: u16) -> Vec<SocketAddr> {
         .to_socket_addrs()
         .map(|a| a.collect())
         .unwrap_or_default()
+}
+
+#[cfg(all(
+    not(target_os = "wasi"),
+    any(feature = "guard-runner", feature = "guard-proxy")
+))]
+/// Reads and drops what a rejected client still sends, for at most 1 s and 1 MiB, so that
+/// closing with unread input (which makes the kernel send a reset) does not destroy the
+/// error answer before the client reads it. The stand-in fixture and the proxy call it after
+/// answering a request they refuse.
+pub(crate) fn linger(stream: &TcpStream) {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut budget = 1024 * 1024usize;
+    let mut chunk = [0u8; 8192];
+    while budget > 0 {
+        let now = Instant::now();
+        if now >= deadline || stream.set_read_timeout(Some(deadline - now)).is_err() {
+            return;
+        }
+        let mut reader = stream;
+        match reader.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => budget = budget.saturating_sub(n),
+        }
+    }
 }
 
 #[cfg(not(target_os = "wasi"))]
@@ -139,57 +170,87 @@ pub(crate) fn get(
     any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
 ))]
 /// One GET whose answer must be status 200 with a JSON body, within `timeout` to connect and
-/// `timeout` for the response. `Err` says why not (`connection refused`, `no complete HTTP
-/// answer in time`, `answered HTTP 404`, `not JSON: …`), for the caller to put after what it
-/// asked for.
-pub(crate) fn get_json(request: &Request, timeout: Duration) -> Result<serde_json::Value, String> {
+/// `timeout` for the response. `Err` says why not, for the caller to put after what it asked
+/// for.
+pub(crate) fn get_json(
+    request: &Request,
+    timeout: Duration,
+) -> Result<serde_json::Value, GetError> {
     match get(request, timeout, timeout) {
-        Http::Refused => Err("connection refused".into()),
-        Http::NoAnswer => Err("no complete HTTP answer in time".into()),
+        Http::Refused => Err(GetError::Refused),
+        Http::NoAnswer => Err(GetError::NoAnswer),
         Http::Response { status: 200, body } => {
-            serde_json::from_slice(&body).map_err(|e| format!("not JSON: {e}"))
+            serde_json::from_slice(&body).map_err(|e| GetError::NotJson(e.to_string()))
         }
-        Http::Response { status, .. } => Err(format!("answered HTTP {status}")),
+        Http::Response { status, .. } => Err(GetError::Status(status)),
     }
 }
+
+#[cfg(all(
+    not(target_os = "wasi"),
+    any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
+))]
+/// Why [`get_json`] has no document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum GetError {
+    /// No connection was made.
+    Refused,
+    /// No complete, well-formed answer within the time and size limits.
+    NoAnswer,
+    /// An answer other than 200.
+    Status(u16),
+    /// A 200 whose body is not JSON: the parser's reason.
+    NotJson(String),
+}
+
+#[cfg(all(
+    not(target_os = "wasi"),
+    any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
+))]
+impl std::fmt::Display for GetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GetError::Refused => f.write_str("connection refused"),
+            GetError::NoAnswer => f.write_str("no complete HTTP answer in time"),
+            GetError::Status(status) => write!(f, "answered HTTP {status}"),
+            GetError::NotJson(why) => write!(f, "not JSON: {why}"),
+        }
+    }
+}
+
+#[cfg(all(
+    not(target_os = "wasi"),
+    any(feature = "launch", feature = "guard-runner", feature = "guard-proxy")
+))]
+impl std::error::Error for GetError {}
+
+#[cfg(not(target_os = "wasi"))]
+/// The bounds of a response head the client reads.
+const RESPONSE_HEAD: head::HeadLimits = head::HeadLimits {
+    max_head: HEADER_LIMIT,
+    max_line: HEADER_LIMIT,
+    max_headers: 100,
+};
 
 #[cfg(not(target_os = "wasi"))]
 /// Parses a response: `None` while incomplete, `Some(Err)` when malformed or too large.
 /// With `eof`, a body without a length runs to the end.
 fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
-    let Some(end) = find(buf, b"\r\n\r\n") else {
-        return (eof || buf.len() > HEADER_LIMIT).then_some(Err(()));
+    let head = match head::response(buf, &RESPONSE_HEAD) {
+        Ok(Some(head)) => head,
+        Ok(None) => return eof.then_some(Err(())),
+        Err(_) => return Some(Err(())),
     };
-    let Ok(head) = std::str::from_utf8(&buf[..end]) else {
-        return Some(Err(()));
+    let length = match head::header(&head.headers, "content-length").map(head::content_length) {
+        Some(Ok(n)) => Some(n),
+        Some(Err(_)) => return Some(Err(())),
+        None => None,
     };
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or_default();
-    let mut parts = status_line.split_whitespace();
-    let version = parts.next().unwrap_or_default();
-    let status = parts.next().and_then(|s| s.parse::<u16>().ok());
-    let (true, Some(status)) = (version.starts_with("HTTP/1."), status) else {
-        return Some(Err(()));
-    };
-    let mut length: Option<usize> = None;
-    let mut chunked = false;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        let value = value.trim();
-        if name.eq_ignore_ascii_case("content-length") {
-            match value.parse() {
-                Ok(n) => length = Some(n),
-                Err(_) => return Some(Err(())),
-            }
-        } else if name.eq_ignore_ascii_case("transfer-encoding")
-            && value.to_ascii_lowercase().contains("chunked")
-        {
-            chunked = true;
-        }
-    }
-    let rest = &buf[end + 4..];
+    let chunked = head
+        .headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"));
+    let rest = &buf[head.len..];
     let body = if chunked {
         match dechunk(rest, limit) {
             Some(Ok(body)) => body,
@@ -213,7 +274,10 @@ fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
     if body.len() > limit {
         return Some(Err(()));
     }
-    Some(Ok(Http::Response { status, body }))
+    Some(Ok(Http::Response {
+        status: head.status,
+        body,
+    }))
 }
 
 #[cfg(not(target_os = "wasi"))]
@@ -221,7 +285,7 @@ fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
 fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
     let mut body = Vec::new();
     loop {
-        let line_end = find(data, b"\r\n")?;
+        let line_end = data.windows(2).position(|w| w == b"\r\n")?;
         let Ok(size_text) = std::str::from_utf8(&data[..line_end]) else {
             return Some(Err(()));
         };
@@ -242,11 +306,6 @@ fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
         body.extend_from_slice(&data[..size]);
         data = &data[size + 2..];
     }
-}
-
-#[cfg(not(target_os = "wasi"))]
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 #[cfg(all(test, not(target_os = "wasi")))]
@@ -339,15 +398,19 @@ mod tests {
         let ok = serve("HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n{\"a\": 1}");
         assert_eq!(get_json(&ok, t), Ok(serde_json::json!({"a": 1})));
         let missing = serve("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
-        assert_eq!(get_json(&missing, t), Err("answered HTTP 404".into()));
+        assert_eq!(get_json(&missing, t), Err(GetError::Status(404)));
+        assert_eq!(GetError::Status(404).to_string(), "answered HTTP 404");
         let text = serve("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
-        assert!(get_json(&text, t).unwrap_err().starts_with("not JSON: "));
+        let not_json = get_json(&text, t).unwrap_err();
+        assert!(matches!(not_json, GetError::NotJson(_)), "{not_json:?}");
+        assert!(not_json.to_string().starts_with("not JSON: "));
         let gone = {
             let listener = TcpListener::bind("127.0.0.1:0").unwrap();
             let port = listener.local_addr().unwrap().port();
             drop(listener);
             Request { port, ..ok.clone() }
         };
-        assert_eq!(get_json(&gone, t), Err("connection refused".into()));
+        assert_eq!(get_json(&gone, t), Err(GetError::Refused));
+        assert_eq!(GetError::Refused.to_string(), "connection refused");
     }
 }

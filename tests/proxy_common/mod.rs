@@ -1,0 +1,104 @@
+//! Helpers the `guard proxy` tests share (tests/guard_proxy.rs, tests/guard_proxy_robust.rs,
+//! tests/guard_clients.rs): raw HTTP on a socket, a bare synchronous CDP call over tungstenite,
+//! waiting for a condition, and the process's thread and descriptor counts.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tungstenite::Message;
+
+/// Debian's Chromium, which the tests that need a browser launch.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// The start of the policy's refusal of a target on seven's origin.
+pub const REFUSAL: &str = "slicc: refused: target is on seven's origin";
+
+/// Sends `bytes` on a new connection to `addr` and reads the answer to its end: (status,
+/// body); status 0 when no connection or no HTTP answer came.
+pub fn raw_http(addr: &str, bytes: &[u8]) -> (u16, String) {
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return (0, String::new());
+    };
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let _ = s.write_all(bytes);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw);
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|t| t.get(..3))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// An HTTP GET on `addr`: (status, body); status 0 when no answer came.
+pub fn http_get(addr: &str, path: &str) -> (u16, String) {
+    raw_http(
+        addr,
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+}
+
+/// Waits until `f` holds, up to `within`.
+pub fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if f() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// (threads, open descriptors) of this process.
+pub fn counts() -> (usize, usize) {
+    let n = |dir: &str| std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
+    (n("/proc/self/task"), n("/proc/self/fd"))
+}
+
+/// A plain client WebSocket, as `tungstenite::connect` opens it.
+pub type Ws = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>;
+
+/// Sends a command and reads until its answer (events skipped); panics when the connection
+/// closes first.
+pub fn call(ws: &mut Ws, id: i64, method: &str, params: Value, session: Option<&str>) -> Value {
+    let mut msg = json!({"id": id, "method": method, "params": params});
+    if let Some(s) = session {
+        msg["sessionId"] = json!(s);
+    }
+    ws.send(Message::text(msg.to_string())).expect("sent");
+    loop {
+        match ws.read().expect("an answer") {
+            Message::Text(t) => {
+                let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                if v["id"] == json!(id) {
+                    return v;
+                }
+            }
+            Message::Close(c) => panic!("closed while waiting for {method}: {c:?}"),
+            _ => {}
+        }
+    }
+}
+
+/// Whether the connection is closed (a close frame or a failed read) within five reads.
+pub fn closes(ws: &mut Ws) -> bool {
+    for _ in 0..5 {
+        match ws.read() {
+            Ok(Message::Close(_)) | Err(_) => return true,
+            Ok(_) => {}
+        }
+    }
+    false
+}
