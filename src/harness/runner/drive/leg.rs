@@ -40,6 +40,10 @@ pub(super) fn run<'v>(
         }),
         page: Mutex::new(None),
         children: Mutex::new(Vec::new()),
+        has_children_step: setup
+            .steps
+            .iter()
+            .any(|s| matches!(s.step, Step::Children(_))),
         self_detached: Mutex::new(BTreeSet::new()),
         rules: Mutex::new(Vec::new()),
         answers: Mutex::new(Vec::new()),
@@ -301,8 +305,29 @@ impl LegState {
         }
     }
 
-    /// Closes what the leg opened.
+    /// Closes what the leg opened, and the popups its pages opened (a browser-level auto-attach
+    /// in a later leg would otherwise attach them as that leg's targets).
     pub(super) fn close(&self) {
+        let pages: BTreeSet<String> = lock(&self.opened).iter().cloned().collect();
+        let mut popups: Vec<String> = Vec::new();
+        for e in self.client.events_since(self.start_event) {
+            let Some(info) = e.params.get("targetInfo") else {
+                continue;
+            };
+            let opener = info.get("openerId").and_then(Value::as_str);
+            let id = info.get("targetId").and_then(Value::as_str);
+            if let (Some(opener), Some(id)) = (opener, id) {
+                if pages.contains(opener) && !pages.contains(id) && !popups.iter().any(|p| p == id)
+                {
+                    popups.push(id.to_string());
+                }
+            }
+        }
+        for target in popups {
+            let _ = self
+                .client
+                .send("Target.closeTarget", json!({ "targetId": target }), None);
+        }
         for target in lock(&self.opened).drain(..) {
             let _ = self
                 .client

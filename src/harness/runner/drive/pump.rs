@@ -187,8 +187,7 @@ impl LegState {
             target_id: target_id.to_string(),
             parent: event.session_id.clone(),
         };
-        let record_child = |leg: &LegState| {
-            lock(&leg.children).push(child.clone());
+        let record_session = |leg: &LegState| {
             lock(&leg.record).sessions.push(SessionRecord {
                 role: SessionRole::Child.as_str().into(),
                 session_id: sid.clone(),
@@ -197,21 +196,27 @@ impl LegState {
             });
         };
         if rules.is_empty() {
-            // With no `children` step at all, an auto-attached target is still the current
-            // child (`session: "child"`, child reads, `attached`); one a `children` step's
-            // `where` leaves out is resumed and otherwise left alone (issue 21, reading 5).
-            if lock(&self.rules).is_empty() {
-                record_child(self);
+            // In a leg with no `children` step, an auto-attached page or iframe is still the
+            // current child (`session: "child"`, child reads, `attached`), resumed at once; in
+            // one with a `children` step, a target it does not cover is resumed and otherwise
+            // left alone (issue 21, reading 5). Browser UI and worker targets are never the
+            // child.
+            let kind = info.get("type").and_then(Value::as_str);
+            let implicit = !self.has_children_step && matches!(kind, Some("page" | "iframe"));
+            if implicit {
+                record_session(self);
+                lock(&self.children).push(child);
             }
-            if waiting {
+            if waiting || implicit {
                 std::thread::spawn(move || {
                     let _ = client.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&sid));
                 });
             }
             return;
         }
-        record_child(self);
+        record_session(self);
         let leg = Arc::clone(self);
+        let current = child.clone();
         let handle = std::thread::spawn(move || {
             for rule in &rules {
                 leg.run_steps(&rule.steps, Some(&child));
@@ -229,6 +234,10 @@ impl LegState {
                 let _ = leg.wait_document(std::slice::from_ref(&sid), from, None, true, CHILD_WAIT);
             }
         });
+        // The thread is joinable before the child is visible, so that a step that finds the
+        // child (`session: "child"`) can wait for its `children` steps and first document
+        // (issue 21, reading 12).
         lock(&self.child_threads).push(handle);
+        lock(&self.children).push(current);
     }
 }

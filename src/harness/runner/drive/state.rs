@@ -178,6 +178,9 @@ pub(super) struct LegState {
     pub(super) record: Mutex<Record>,
     pub(super) page: Mutex<Option<LegSession>>,
     pub(super) children: Mutex<Vec<LegSession>>,
+    /// Whether the leg has a `children` step: without one, an auto-attached page or iframe is
+    /// still the current child (issue 21, reading 5).
+    pub(super) has_children_step: bool,
     /// Sessions the client itself detached (or whose detach its own call caused): their
     /// detaches are not a guard's `detached`.
     pub(super) self_detached: Mutex<BTreeSet<String>>,

@@ -65,6 +65,11 @@ impl LegState {
             lock(&self.own_targets).insert(target.clone());
         }
         let detaching = self.mark_self_detached(&step.cdp, &params, session.as_deref());
+        if !detaching.is_empty() {
+            // What those sessions show, read while the client still holds them (`attached`
+            // reads a session's URL; a popup attached before its first navigation has none).
+            self.refresh_session_urls();
+        }
         let answer = self.client.send(&step.cdp, params, session.as_deref());
         if let Err(CallError::Protocol { code, message }) = &answer {
             if crate::harness::runner::record::method_not_found(*code, message) {

@@ -37,8 +37,12 @@ impl LegState {
                 self.join_children();
                 let deadline = Instant::now() + CHILD_WAIT;
                 loop {
-                    if let Some(s) = lock(&self.children).last() {
-                        return Ok(Some(s.session_id.clone()));
+                    let found = lock(&self.children).last().map(|s| s.session_id.clone());
+                    if let Some(s) = found {
+                        // It may have attached while this step waited: its `children` steps
+                        // and first document come first (issue 21, reading 12).
+                        self.join_children();
+                        return Ok(Some(s));
                     }
                     if Instant::now() >= deadline {
                         return Err("no child session within 5000ms".into());

@@ -17,8 +17,8 @@ fn expression(params: &Value) -> &str {
 const CHILD: &str = "C1";
 
 /// `Target.attachedToTarget` of a popup `child-1` on session `C1` (browser-level auto-attach).
-fn attach(fake: &Fake, waiting: bool) {
-    fake.push(
+fn attach_event(waiting: bool) -> crate::harness::runner::transport::Event {
+    event(
         "Target.attachedToTarget",
         json!({
             "sessionId": CHILD,
@@ -26,7 +26,12 @@ fn attach(fake: &Fake, waiting: bool) {
             "waitingForDebugger": waiting,
         }),
         None,
-    );
+    )
+}
+
+fn attach(fake: &Fake, waiting: bool) {
+    let e = attach_event(waiting);
+    fake.push(&e.method, e.params, None);
 }
 
 /// Reading 1: `settle: {variant: true}` waits the variant's delay *and then*, like every settle,
@@ -251,7 +256,9 @@ fn loads_send_the_pre_action_heartbeat_first() {
 
 /// Reading 12: the first-document wait of a child (after its `children` steps enabled Page) is
 /// not satisfied by the popup's initial `about:blank` commit: a later child step runs only after
-/// the popup's own document committed and loaded.
+/// the popup's own document committed and loaded. The popup attaches 100 ms after the page
+/// action that opens it returned (as `open` acts 50 ms later), while the later step is already
+/// waiting for a child: it must wait for that child's `children` steps too.
 #[test]
 fn a_childs_first_document_is_not_its_initial_about_blank() {
     let v = vector(
@@ -261,14 +268,17 @@ fn a_childs_first_document_is_not_its_initial_about_blank() {
         ]),
         json!([
             { "page": "eval", "expression": "open()" },
-            { "wait": 100 },
             { "cdp": "Runtime.evaluate", "params": { "expression": "later" }, "session": "child", "requires": ["autoAttach"] },
         ]),
         json!({ "detached": "child", "observer": "client" }),
     );
     let fake = Fake::new(|fake, method, params, session| {
         if method == "Runtime.evaluate" && expression(params) == "open()" {
-            attach(fake, true);
+            fake.push_later(Duration::from_millis(100), vec![attach_event(true)]);
+        }
+        if method == "Page.enable" && session == Some(CHILD) {
+            // The child's `children` steps take a while.
+            std::thread::sleep(Duration::from_millis(200));
         }
         if method == "Runtime.runIfWaitingForDebugger" && session == Some(CHILD) {
             fake.push(
