@@ -204,13 +204,7 @@ use slicc_browsers::harness::selftest::{self, SelfTestOptions, SelfTestVerdict, 
 
 /// Rows that do not behave yet, each with the reading of issue 21 it waits for (empty once the
 /// runner reads the format as written). A row listed here is reported, not asserted.
-const PENDING: &[(&str, &str)] = &[
-    (
-        "C3.unscripted-child",
-        "5 a child without children step, 6 the client's own detach",
-    ),
-    ("C3.popup-then-navigate", "12 a popup's first document"),
-];
+const PENDING: &[(&str, &str)] = &[];
 
 /// The origin map the other style needs: `plain` same-site with `ordinary` but another origin
 /// (`http://plain.ordinary.test`), `ordinary-same-site` next to `own`.
