@@ -272,6 +272,25 @@ async function puppeteer(step, base) {
     await Promise.all(pages.map((p) => p.close()));
     return [got, (await context.pages()).length];
   });
+  await step('download', async () => {
+    // Puppeteer has no download event: a context whose downloads go to a folder of ours
+    // (Browser.setDownloadBehavior), and the file looked for there.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-dl-'));
+    try {
+      const c = await browser.createBrowserContext({ downloadBehavior: { policy: 'allow', downloadPath: dir } });
+      const p = await c.newPage();
+      await p.goto(`${base}/page`);
+      await p.click('#dl');
+      const file = path.join(dir, 'file.txt');
+      for (let i = 0; i < 200 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      if (!fs.existsSync(file)) throw new Error('no file.txt in the download folder');
+      const body = fs.readFileSync(file, 'utf8');
+      await c.close();
+      return body;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
   await step('worker', async () => {
     const [worker] = await Promise.all([
       new Promise((resolve) => page.once('workercreated', resolve)),
@@ -358,6 +377,15 @@ async function cri(step, base) {
     await client.send('Page.navigate', { url: `${base}/page?net` }, session);
     await loaded;
     return seen.includes(200);
+  });
+  await step('cookies add, read and clear', async () => {
+    await client.send('Network.setCookie', { name: 'added', value: 'v1', url: base }, session);
+    const read = async () => (await client.send('Network.getCookies', { urls: [base] }, session))
+      .cookies.map((c) => `${c.name}=${c.value}`).sort();
+    const added = await read();
+    if (!added.includes('added=v1')) throw new Error(`the cookie was not set: ${added}`);
+    await client.send('Network.deleteCookies', { name: 'added', url: base }, session);
+    return [added, await read()];
   });
   await step('protected navigation', async () => {
     const r = await client.send('Page.navigate', { url: protectedUrl }, session);
