@@ -418,3 +418,81 @@ fn a_guess_outcome_holds_its_attempts_under_result() {
         "job-3.0 was refused"
     );
 }
+
+/// Reading 5, its limits: a leg *with* a `children` step leaves a target its `where` does not
+/// cover alone (it is not the child), and without one, a browser UI target (which a
+/// browser-level auto-attach attaches too) is never the child.
+#[test]
+fn the_implicit_child_is_a_page_of_a_leg_without_children_steps() {
+    let ui = |fake: &Fake| {
+        fake.push(
+            "Target.attachedToTarget",
+            json!({
+                "sessionId": "UI",
+                "targetInfo": { "targetId": "ui-1", "type": "browser_ui", "url": "chrome://omnibox-popup.top-chrome/" },
+                "waitingForDebugger": false,
+            }),
+            None,
+        );
+    };
+    let child_step = json!({ "cdp": "Runtime.evaluate", "params": { "expression": "2" }, "session": "child", "as": "r", "requires": ["autoAttach"] });
+    let check = json!({ "detached": "child", "observer": "client" });
+
+    // No children step: the page is the child, the browser UI target attached after it is not.
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([{ "page": "eval", "expression": "open()" }, { "wait": 300 }, child_step.clone()]),
+        check.clone(),
+    );
+    let fake = Fake::new(move |fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, false);
+            ui(fake);
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    run(&v, &fake, &log, 0);
+    let on: Vec<Option<String>> = fake
+        .calls("Runtime.evaluate")
+        .into_iter()
+        .filter(|(p, ..)| expression(p) == "2")
+        .map(|(_, s, _)| s)
+        .collect();
+    assert_eq!(
+        on,
+        [Some(CHILD.to_string())],
+        "the child step ran on {on:?}"
+    );
+
+    // A children step for popups of the page: the target (no opener) is not the child.
+    let v = vector(
+        json!([
+            { "page": "tab", "url": "{ordinary}/doc?n=start" },
+            { "children": [ { "cdp": "Runtime.enable" } ], "where": { "openerId": "page" }, "requires": ["autoAttach"] },
+        ]),
+        json!([{ "page": "eval", "expression": "open()" }, { "wait": 300 }, child_step]),
+        check,
+    );
+    let fake = Fake::new(|fake, method, params, _| {
+        if method == "Runtime.evaluate" && expression(params) == "open()" {
+            attach(fake, false);
+        }
+        None
+    });
+    let (record, _) = run(&v, &fake, &log, 0);
+    assert!(
+        fake.calls("Runtime.evaluate")
+            .iter()
+            .all(|(p, ..)| expression(p) != "2"),
+        "the child step ran on a target the children step left alone"
+    );
+    assert!(
+        matches!(
+            record.outcomes.get("r"),
+            Some(crate::harness::runner::record::Recorded::Failed(_))
+        ),
+        "{:?}",
+        record.outcomes.get("r")
+    );
+}
