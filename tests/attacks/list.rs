@@ -75,6 +75,9 @@ pub fn all() -> Vec<Attack> {
         A::new("c6.emulation-ua-subresource", "Emulation.setUserAgentOverride reaches a vault subresource request", emulation_ua_subresource),
         A::new("c6.accept-language-subresource", "an Accept-Language override reaches a vault subresource request", accept_language_subresource),
         A::new("c6.cookie-header-subresource", "a Cookie header set with Network.setExtraHTTPHeaders reaches a vault subresource request", cookie_header_subresource),
+        A::new("c6.extra-headers-redirect", "Network.setExtraHTTPHeaders reaches a vault subresource at the end of an ordinary redirect", extra_headers_redirect),
+        A::new("c6.extra-headers-websocket", "Network.setExtraHTTPHeaders reaches a WebSocket handshake to the vault", extra_headers_websocket),
+        A::new("c6.worker-session-headers", "Network.setExtraHTTPHeaders on the session of the page's dedicated worker reaches the worker's vault request", worker_session_headers),
         A::new("c6.fetch-header-subresource", "Fetch.continueRequest adds a header to a vault subresource request", fetch_header_subresource),
         // Class 7: other ways in.
         A::new("c7.create-target-vault", "Target.createTarget on the vault, attach, evaluate", create_target_vault),
@@ -2589,4 +2592,130 @@ fn inflight_user_hop(ctx: &Ctx) -> Res {
     );
     ctx.exfil_loop(&s, 5000);
     ctx.exfiltrated(2000)
+}
+
+/// The client's page (extra header `X-Attack: <tag>` set) runs `script`; whether a vault
+/// request for `/img` carried the header.
+fn extra_header_via(ctx: &Ctx, script: &str) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("Network.enable", json!({}), Some(&s))?;
+    ctx.send(
+        "Network.setExtraHTTPHeaders",
+        json!({"headers": {"X-Attack": ctx.tag}}),
+        Some(&s),
+    )?;
+    ctx.eval(&s, script)?;
+    let hit = ctx
+        .app()
+        .wait(Duration::from_secs(3), |h| {
+            h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Failed("no vault subresource request".into()))?;
+    match hit.header("x-attack") {
+        Some(v) if v == ctx.tag => Ok("the vault request carried X-Attack".into()),
+        _ => Err(Stop::Failed("the vault request carried no X-Attack".into())),
+    }
+}
+
+fn extra_headers_redirect(ctx: &Ctx) -> Res {
+    let hop = format!(
+        "http://ordinary.test/hop?t={}&to={}",
+        ctx.tag,
+        encode(&ctx.vault("/img"))
+    );
+    extra_header_via(
+        ctx,
+        &format!(
+            "fetch({}, {{mode: 'no-cors'}}).then(() => true, () => false)",
+            json!(hop)
+        ),
+    )
+}
+
+fn worker_session_headers(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        Some(&s),
+    )?;
+    // A worker that fetches the vault's image when told to.
+    let inner = format!(
+        "onmessage = () => fetch({}, {{mode: 'no-cors'}}).then(() => postMessage(true), () => postMessage(false));",
+        json!(ctx.vault("/img"))
+    );
+    ctx.eval(
+        &s,
+        &format!(
+            "(() => {{ window.w = new Worker(URL.createObjectURL(new Blob([{}], {{type: 'text/javascript'}}))); return true; }})()",
+            json!(inner)
+        ),
+    )?;
+    let (_, attached) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget" && e.params["targetInfo"]["type"] == "worker"
+            },
+            Duration::from_secs(5),
+        )
+        .ok_or_else(|| Stop::Failed("no worker session".into()))?;
+    let ws = attached.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    ctx.send("Network.enable", json!({}), Some(&ws))?;
+    ctx.send(
+        "Network.setExtraHTTPHeaders",
+        json!({"headers": {"X-Attack": ctx.tag}}),
+        Some(&ws),
+    )?;
+    ctx.eval(
+        &s,
+        "new Promise((r) => { w.onmessage = (e) => r(e.data); w.postMessage(1); setTimeout(() => r(false), 3000); })",
+    )?;
+    let hit = ctx
+        .app()
+        .wait(Duration::from_secs(3), |h| {
+            h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Failed("no vault request from the worker".into()))?;
+    match hit.header("x-attack") {
+        Some(v) if v == ctx.tag => Ok("the worker's vault request carried X-Attack".into()),
+        _ => Err(Stop::Failed(
+            "the worker's vault request carried no X-Attack".into(),
+        )),
+    }
+}
+
+fn extra_headers_websocket(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("Network.enable", json!({}), Some(&s))?;
+    ctx.send(
+        "Network.setExtraHTTPHeaders",
+        json!({"headers": {"X-Attack": ctx.tag}}),
+        Some(&s),
+    )?;
+    let url = format!("ws://vault.sliccy.ai/ws?t={}", ctx.tag);
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const w = new WebSocket({}); w.onopen = () => r(true); w.onerror = () => r(false); setTimeout(() => r(false), 3000); }})",
+            json!(url)
+        ),
+    )?;
+    let hit = ctx
+        .app()
+        .wait(Duration::from_secs(3), |h| {
+            h.host == "vault.sliccy.ai" && h.path() == "/ws" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Failed("no WebSocket handshake reached the vault".into()))?;
+    match hit.header("x-attack") {
+        Some(v) if v == ctx.tag => Ok("the vault's WebSocket handshake carried X-Attack".into()),
+        _ => Err(Stop::Failed(
+            "the vault's WebSocket handshake carried no X-Attack".into(),
+        )),
+    }
 }

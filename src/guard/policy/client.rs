@@ -236,6 +236,15 @@ impl Policy {
             return;
         }
 
+        if matches!(
+            method,
+            "Network.setExtraHTTPHeaders"
+                | "Network.setUserAgentOverride"
+                | "Emulation.setUserAgentOverride"
+        ) {
+            self.override_command(key, method, params, out);
+        }
+
         let step = match method {
             // A context's wipe: the policy clears its ordinary cookies itself (compat.rs).
             "Storage.clearCookies" => {

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use super::client::Step;
+use super::overrides::Overrides;
 use super::pattern::FetchPattern;
 use super::state::{ClientFetch, Kind, Own};
 use super::{Output, Policy, Verdict};
@@ -12,6 +13,16 @@ use super::{Output, Policy, Verdict};
 /// before they are sent.
 pub(super) fn guard_pattern() -> Value {
     json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})
+}
+
+/// The policy's own `Fetch` patterns on a document session: documents, and every request
+/// while the client has set request headers there (see `overrides`).
+pub(super) fn guard_patterns(overrides: &Overrides) -> Vec<Value> {
+    let mut patterns = vec![guard_pattern()];
+    if overrides.any() {
+        patterns.push(json!({"urlPattern": "*", "requestStage": "Request"}));
+    }
+    patterns
 }
 
 /// `Fetch` commands that answer a paused request, and whether they end its pause.
@@ -73,12 +84,12 @@ impl Policy {
                     Own::Ignore,
                 )
             } else {
-                self.own_command(
-                    key,
-                    "Fetch.continueRequest",
-                    json!({"requestId": rid}),
-                    Own::Ignore,
-                )
+                // Without the values the client set (class 6, overrides.rs).
+                let mut params = json!({"requestId": rid});
+                if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
+                    params["headers"] = h;
+                }
+                self.own_command(key, "Fetch.continueRequest", params, Own::Ignore)
             };
             out.to_browser.push(msg);
             return out.set(Verdict::Drop, "protected request answered by the guard");
@@ -162,33 +173,37 @@ impl Policy {
         if method == "Fetch.enable" {
             let client = ClientFetch {
                 patterns: FetchPattern::list(params),
+                raw: params
+                    .get("patterns")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_else(|| vec![json!({"urlPattern": "*"})]),
                 handle_auth: params
                     .get("handleAuthRequests")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
             };
+            let mut patterns = client.raw.clone();
+            if let Some(s) = self.session_mut(key) {
+                s.fetch = Some(client);
+            }
+            let overrides = self.effective(key);
             let mut rewritten = None;
-            if kind == Some(Kind::Document) {
-                let mut patterns = params
-                    .get("patterns")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_else(|| vec![json!({"urlPattern": "*"})]);
-                patterns.push(guard_pattern());
+            if kind == Some(Kind::Document) || overrides.any() {
+                patterns.extend(guard_patterns(&overrides));
                 let mut nv = v.clone();
                 nv["params"]["patterns"] = Value::Array(patterns);
                 rewritten = Some(nv);
             }
-            if let Some(s) = self.session_mut(key) {
-                s.fetch = Some(client);
-            }
             return Step::Go(rewritten);
         }
+        let overridden = self.effective(key).any();
         if let Some(s) = self.session_mut(key) {
             s.fetch = None;
         }
-        if kind == Some(Kind::Document) {
-            let mut nv = json!({"id": id, "method": "Fetch.enable", "params": {"patterns": [guard_pattern()]}});
+        if kind == Some(Kind::Document) || overridden {
+            let params = self.fetch_params(key);
+            let mut nv = json!({"id": id, "method": "Fetch.enable", "params": params});
             if !key.is_empty() {
                 nv["sessionId"] = Value::String(key.to_string());
             }

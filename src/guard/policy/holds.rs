@@ -153,7 +153,7 @@ impl Policy {
             return;
         };
         match why {
-            Own::Ignore => {}
+            Own::Ignore | Own::Widen => {}
             Own::Backlist => self.backlist_answer(&session, v, out),
             Own::Clear(clearing) => self.clear_step(clearing, v, out),
             Own::Discover => {

@@ -144,6 +144,8 @@ impl Kind {
 #[derive(Debug, Clone)]
 pub(crate) struct ClientFetch {
     pub(crate) patterns: Vec<FetchPattern>,
+    /// Its patterns as given (`[{"urlPattern": "*"}]` when it gave none).
+    pub(crate) raw: Vec<Value>,
     pub(crate) handle_auth: bool,
 }
 
@@ -194,6 +196,8 @@ pub(crate) struct Session {
     /// Document requests the policy's own `Network` domain saw start here (so its interception,
     /// on before, pauses their redirects too).
     pub(crate) navigations: Bounded<String, ()>,
+    /// Request headers the client set here (kept off protected requests).
+    pub(crate) overrides: super::overrides::Overrides,
     /// `Runtime` object ids the client was shown here (it may name only these).
     pub(crate) objects: Recent,
 }
@@ -221,6 +225,7 @@ impl Session {
             sheets: Bounded::new(cap),
             resumed_hidden: false,
             navigations: Bounded::new(cap),
+            overrides: Default::default(),
             objects: Recent::new(cap.saturating_mul(8)),
         }
     }
@@ -248,6 +253,9 @@ pub(crate) enum Own {
     /// `Page.getNavigationHistory` on a new page session: a protected entry the tab could go
     /// back or forward to costs the session.
     Backlist,
+    /// The policy's `Fetch.enable` widened to every request of a session whose client set
+    /// request headers (see `overrides`).
+    Widen,
 }
 
 /// A check a hold waits for.
