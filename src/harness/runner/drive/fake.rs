@@ -186,22 +186,10 @@ impl Transport for Fake {
     }
 }
 
-/// A stand-in log a test appends to.
+/// A stand-in log (empty: the fake browser requests nothing).
 #[derive(Default)]
 pub(super) struct Log {
     pub(super) entries: Mutex<Vec<LogEntry>>,
-}
-
-impl Log {
-    #[allow(dead_code)]
-    pub(super) fn add(&self, url: &str) {
-        crate::sys::lock(&self.entries).push(LogEntry {
-            url: url.to_string(),
-            method: "GET".into(),
-            headers: Default::default(),
-            time: 0,
-        });
-    }
 }
 
 impl StandIn for Log {
