@@ -7,7 +7,10 @@
 //!   criterion's own measurement of the same calls;
 //! - **event throughput**: a busy page (500 `fetch`es to a local HTTP server, with
 //!   `Network.enable`: about 3,000 `Network` events) timed from the command until the last
-//!   `Network.loadingFinished` has arrived; events per second each way and their ratio.
+//!   `Network.loadingFinished` has arrived, and a burst of 5,000 `console.log` calls (with
+//!   `Runtime.enable`: 5,000 `Runtime.consoleAPICalled` events, no network in the way) timed
+//!   until the last event; five runs each way, direct and proxy alternating, events per second
+//!   and the ratio of the medians.
 //!
 //! Needs Debian's Chromium (`/usr/bin/chromium`); without it the benchmark prints why and
 //! measures nothing. The browser is the bench's own: a temporary profile,
@@ -156,6 +159,37 @@ fn percentiles(n: usize, mut f: impl FnMut()) -> (f64, f64) {
 }
 
 const FETCHES: usize = 500;
+/// `console.log` calls in one burst run.
+const BURST: usize = 5000;
+/// Throughput runs each way.
+const RUNS: usize = 5;
+
+/// One console-burst run: (events, seconds) from the command to the last
+/// `Runtime.consoleAPICalled` (with `Runtime.enable`, each call is one event).
+fn burst(client: &mut Client, session: &str) -> (usize, f64) {
+    let script = format!("for (let i = 0; i < {BURST}; i++) console.log('event', i); {BURST}");
+    let mut events = 0usize;
+    let started = Instant::now();
+    let count = |t: &str, events: &mut usize| {
+        if t.starts_with("{\"method\":\"Runtime.consoleAPICalled\"") {
+            *events += 1;
+        }
+    };
+    client.call_with(
+        "Runtime.evaluate",
+        json!({"expression": script, "returnByValue": true}),
+        Some(session),
+        |t| count(t, &mut events),
+    );
+    while events < BURST {
+        match client.ws.read().expect("read") {
+            Message::Text(t) => count(t.as_str(), &mut events),
+            Message::Close(c) => panic!("closed: {c:?}"),
+            _ => {}
+        }
+    }
+    (events, started.elapsed().as_secs_f64())
+}
 
 /// One busy-page run: (Network events, seconds) from the command to the last
 /// `Network.loadingFinished`.
@@ -235,13 +269,16 @@ fn relay(c: &mut Criterion) {
         );
     }
 
-    // Event throughput: a busy page on a local server, each way, three runs each.
+    // Event throughput: a busy page on a local server, and a burst of console events. Runs
+    // alternate direct and proxy (so that a load change on the machine hits both alike), five
+    // each; the ratio of the medians is the figure.
     let port = serve();
     let url = format!("http://127.0.0.1:{port}/");
-    let mut rates = [Vec::new(), Vec::new()];
-    for (i, client) in [&mut direct, &mut relayed].into_iter().enumerate() {
+    let mut sessions = Vec::new();
+    for client in [&mut direct, &mut relayed] {
         let session = client.page(&url);
         client.call("Network.enable", json!({}), Some(&session));
+        client.call("Runtime.enable", json!({}), Some(&session));
         // Until the page has loaded (its origin serves the fetches).
         loop {
             let ready = client.call(
@@ -254,34 +291,55 @@ fn relay(c: &mut Criterion) {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // One run each to warm up.
         busy(client, &session);
-        for _ in 0..3 {
-            let (events, secs) = busy(client, &session);
-            rates[i].push((events as f64 / secs, events, secs));
+        burst(client, &session);
+        sessions.push(session);
+    }
+    let mut rates = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
+    for _ in 0..RUNS {
+        for (i, client) in [&mut direct, &mut relayed].into_iter().enumerate() {
+            let (events, secs) = busy(client, &sessions[i]);
+            rates[0][i].push((events as f64 / secs, events, secs));
+            let (events, secs) = burst(client, &sessions[i]);
+            rates[1][i].push((events as f64 / secs, events, secs));
         }
     }
-    println!("guard_proxy event throughput ({FETCHES} fetches a run, Network events counted; loadavg {})", load.trim());
-    println!("| run | direct events/s | proxy events/s | proxy/direct |");
-    println!("| --- | --- | --- | --- |");
-    let mut ratio_sum = 0.0;
-    for (k, (d, p)) in rates[0].iter().zip(rates[1].iter()).enumerate() {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    for (k, what) in [
+        format!("busy page: {FETCHES} fetches a run, Network events"),
+        format!("console burst: {BURST} console.log calls a run, Runtime.consoleAPICalled events"),
+    ]
+    .iter()
+    .enumerate()
+    {
         println!(
-            "| {} | {:.0} ({} in {:.3} s) | {:.0} ({} in {:.3} s) | {:.0}% |",
-            k + 1,
-            d.0,
-            d.1,
-            d.2,
-            p.0,
-            p.1,
-            p.2,
-            100.0 * p.0 / d.0
+            "guard_proxy event throughput, {what} (runs alternate; loadavg after {})",
+            load.trim()
         );
-        ratio_sum += p.0 / d.0;
+        println!("| run | direct events/s | proxy events/s | proxy/direct |");
+        println!("| --- | --- | --- | --- |");
+        for (n, (d, p)) in rates[k][0].iter().zip(rates[k][1].iter()).enumerate() {
+            println!(
+                "| {} | {:.0} ({} in {:.3} s) | {:.0} ({} in {:.3} s) | {:.0}% |",
+                n + 1,
+                d.0,
+                d.1,
+                d.2,
+                p.0,
+                p.1,
+                p.2,
+                100.0 * p.0 / d.0
+            );
+        }
+        let median = |v: &[(f64, usize, f64)]| {
+            let mut r: Vec<f64> = v.iter().map(|x| x.0).collect();
+            r.sort_by(f64::total_cmp);
+            r[r.len() / 2]
+        };
+        let (d, p) = (median(&rates[k][0]), median(&rates[k][1]));
+        println!("| median | {d:.0} | {p:.0} | {:.0}% |", 100.0 * p / d);
     }
-    println!(
-        "mean proxy/direct: {:.0}%",
-        100.0 * ratio_sum / rates[0].len() as f64
-    );
 
     let mut group = c.benchmark_group("relay");
     for (name, client) in [("direct", &mut direct), ("proxy", &mut relayed)] {

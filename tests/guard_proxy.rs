@@ -8,8 +8,6 @@
 mod needs;
 mod proxy_common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,7 +19,9 @@ use slicc_browsers::harness::runner::{CallError, Transport};
 use slicc_browsers::harness::selftest::Chromium;
 use tungstenite::Message;
 
-use proxy_common::{closes, eventually, http_get, raw_http, CHROMIUM, REFUSAL};
+use proxy_common::{
+    closes, eventually, handshake_with_frame, http_get, raw_http, CHROMIUM, REFUSAL,
+};
 
 /// Starts Chromium (the crate's own launcher) with the stand-in's hosts mapped to the fixture,
 /// or `None` with the reason printed when it is not installed; under `CI` its absence is a
@@ -374,35 +374,13 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
     }
     // A client whose first frame comes in the same packet as its handshake: the frame is
     // read from what came after the head, not lost.
-    let mut s = TcpStream::connect(&addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    let path = proxy
-        .websocket_url()
-        .split_once(&addr)
-        .unwrap()
-        .1
-        .to_string();
-    let mut bytes = format!(
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    )
-    .into_bytes();
-    let command = br#"{"id":5,"method":"Browser.getVersion"}"#;
-    let mask = [0x12u8, 0x34, 0x56, 0x78];
-    bytes.extend_from_slice(&[0x81, 0x80 | command.len() as u8]);
-    bytes.extend_from_slice(&mask);
-    bytes.extend(command.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
-    s.write_all(&bytes).unwrap();
-    let mut got = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let answered = eventually(Duration::from_secs(20), || {
-        if let Ok(n) = s.read(&mut chunk) {
-            got.extend_from_slice(&chunk[..n]);
-        }
-        String::from_utf8_lossy(&got).contains("\"id\":5")
-    });
-    let text = String::from_utf8_lossy(&got);
+    let text = handshake_with_frame(
+        &proxy.websocket_url(),
+        br#"{"id":5,"method":"Browser.getVersion"}"#,
+        "\"product\"",
+    );
     assert!(text.starts_with("HTTP/1.1 101"), "{text:?}");
-    assert!(answered && text.contains("\"product\""), "{text:?}");
+    assert!(text.contains("\"id\":5"), "{text:?}");
 
     // The proxy still serves after all that.
     assert!(guarded.send("Target.getTargets", json!({}), None).is_ok());

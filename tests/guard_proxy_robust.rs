@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions, DEFAULT_MAX_CONNECTIONS};
 use tungstenite::Message;
 
-use proxy_common::{call, counts, eventually, http_get};
+use proxy_common::{call, counts, eventually, handshake_with_frame, http_get};
 
 /// A stand-in for a browser's DevTools HTTP endpoint that answers `/json/version` and
 /// `/json/list` with whatever the test puts in `answers`.
@@ -231,8 +231,12 @@ fn the_proxy_holds_up_as_an_operator_needs() {
     assert_eq!(DEFAULT_MAX_CONNECTIONS, 64);
     let idle_a = TcpStream::connect(&addr).unwrap();
     let idle_b = TcpStream::connect(&addr).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    let (status, body) = http_get(&addr, "/json/list");
+    // (Once the proxy has taken both: under load that can take a moment.)
+    let (mut status, mut body) = (0, String::new());
+    eventually(Duration::from_secs(10), || {
+        (status, body) = http_get(&addr, "/json/list");
+        status == 503
+    });
     assert_eq!(status, 503, "{body}");
     assert_eq!(
         body,
@@ -295,6 +299,30 @@ fn the_proxy_holds_up_as_an_operator_needs() {
         "{:?}",
         sink.lines()
     );
+    // A refusal of a command that came before the policy was ready (held, then refused):
+    // logged too, with its method. The command comes in the same packet as the handshake, so
+    // the relay reads it before the browser has answered the policy's discovery.
+    let text = handshake_with_frame(
+        &ws_url,
+        br#"{"id":41,"method":"Target.createTarget","params":{"url":"https://seven.sliccy.ai/"}}"#,
+        "slicc: refused",
+    );
+    assert!(text.contains("slicc: refused"), "{text:?}");
+    assert!(
+        eventually(Duration::from_secs(2), || sink.lines().iter().any(|l| l
+            ["event"]
+            == "refused"
+            && l["method"] == "Target.createTarget"
+            && l["id"] == 41
+            && l["why"].as_str().is_some_and(|w| !w.is_empty()))),
+        "{:?}",
+        sink.lines()
+    );
+    let early_line = sink
+        .lines()
+        .into_iter()
+        .find(|l| l["event"] == "refused" && l["id"] == 41);
+    println!("the early refusal's log line: {early_line:?}");
     let page = call(
         &mut ws,
         2,

@@ -337,7 +337,9 @@ impl From<BrowserError> for Refusal {
 /// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`]). Each line is one object:
 /// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
 /// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
-/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`.
+/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A command the policy
+/// held (it came before the policy was ready, or waits for its checks) and refused later is
+/// logged when it is refused, with `held: true` and the refusal's text as `why`.
 #[derive(Clone)]
 pub struct ProxyLog(Arc<Mutex<Box<dyn Write + Send>>>);
 
@@ -623,12 +625,15 @@ fn respond(mut stream: &TcpStream, status: u16, kind: &str, body: &[u8]) -> io::
         503 => "Service Unavailable",
         _ => "Error",
     };
-    let head = format!(
+    // Head and body in one write: a client that reads only what came with the head (as
+    // tungstenite's handshake does for an error answer) still gets the body.
+    let mut answer = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body)?;
+    )
+    .into_bytes();
+    answer.extend_from_slice(body);
+    stream.write_all(&answer)?;
     stream.flush()
 }
 
@@ -939,6 +944,33 @@ struct Relay<'a> {
     context: &'a Context,
     conn: u64,
     done: AtomicBool,
+    /// With a log: the methods of client commands the policy held, by (sessionId, id), so
+    /// that a refusal it answers later is logged with its method (the oldest forgotten past
+    /// [`HELD_REMEMBERED`]).
+    held: Mutex<VecDeque<(String, i64, String)>>,
+}
+
+/// How many held commands' methods a relay remembers for the log.
+const HELD_REMEMBERED: usize = 1024;
+
+/// The policy's refusals among `frames` (answers it gave to client commands, its refusal
+/// text in an error's message): (sessionId, id, message). Only called with a log.
+fn refusals_in(frames: &[String], refusal: &str) -> Vec<(String, i64, String)> {
+    frames
+        .iter()
+        .filter(|f| f.starts_with(r#"{"id":"#) && f.contains(refusal))
+        .filter_map(|f| {
+            let v: Value = serde_json::from_str(f).ok()?;
+            let message = v["error"]["message"].as_str()?;
+            if v["error"]["code"] != json!(super::policy::REFUSAL_CODE)
+                || !message.starts_with(refusal)
+            {
+                return None;
+            }
+            let session = v["sessionId"].as_str().unwrap_or_default().to_string();
+            Some((session, v["id"].as_i64()?, message.to_string()))
+        })
+        .collect()
 }
 
 impl Relay<'_> {
@@ -953,17 +985,46 @@ impl Relay<'_> {
         run: impl FnOnce(&mut Policy, u64) -> Output,
         from: Option<(&str, bool)>,
     ) -> io::Result<()> {
-        let (out, queued) = {
+        let logging = self.context.options.log.is_some();
+        let (out, queued, refusals) = {
             let mut policy = lock(&self.policy);
             let mut out = run(&mut policy, self.now());
+            let refusals = if logging {
+                refusals_in(&out.to_client, self.context.matcher.refusal())
+            } else {
+                Vec::new()
+            };
             let queued = self
                 .browser
                 .push(std::mem::take(&mut out.to_browser))
                 .and_then(|()| self.client.push(std::mem::take(&mut out.to_client)));
-            (out, queued)
+            (out, queued, refusals)
         };
+        let mut own: Option<(String, i64)> = None;
         if let Some((frame, from_client)) = from {
-            self.log(frame, from_client, out.verdict, out.why);
+            own = self.log(frame, from_client, out.verdict, out.why);
+        }
+        // Refusals of commands the policy held and answered now (a command that came before
+        // it was ready, or one waiting for its checks), named by the method they had.
+        for (session, id, message) in refusals {
+            if own.as_ref() == Some(&(session.clone(), id)) {
+                continue;
+            }
+            let method = {
+                let mut held = lock(&self.held);
+                let at = held.iter().position(|(s, i, _)| *s == session && *i == id);
+                at.and_then(|at| held.remove(at)).map(|(_, _, m)| m)
+            };
+            self.context.log(json!({
+                "event": "refused",
+                "conn": self.conn,
+                "from": "client",
+                "method": method,
+                "id": id,
+                "sessionId": if session.is_empty() { Value::Null } else { Value::String(session) },
+                "why": message,
+                "held": true,
+            }));
         }
         for session in &out.detached {
             self.context.log(json!({"event": "detached", "conn": self.conn, "sessionId": session, "why": out.why}));
@@ -991,17 +1052,37 @@ impl Relay<'_> {
         self.step(|policy, now| policy.tick(now), None)
     }
 
-    /// A refused or invalid message, to the log.
-    fn log(&self, frame: &str, from_client: bool, verdict: Verdict, why: &str) {
+    /// A refused or invalid message, to the log; a held client command remembered (see
+    /// [`Relay::held`]). Returns the (sessionId, id) of a client command it logged as refused.
+    fn log(
+        &self,
+        frame: &str,
+        from_client: bool,
+        verdict: Verdict,
+        why: &str,
+    ) -> Option<(String, i64)> {
         let event = match verdict {
             Verdict::Refuse => "refused",
             Verdict::Invalid => "invalid",
-            _ => return,
+            Verdict::Hold if from_client => "held",
+            _ => return None,
         };
-        if self.context.options.log.is_none() {
-            return;
-        }
+        self.context.options.log.as_ref()?;
         let parsed: Value = serde_json::from_str(frame).unwrap_or(Value::Null);
+        let key = || {
+            let session = parsed["sessionId"].as_str().unwrap_or_default().to_string();
+            Some((session, parsed["id"].as_i64()?))
+        };
+        if event == "held" {
+            if let (Some((session, id)), Some(method)) = (key(), parsed["method"].as_str()) {
+                let mut held = lock(&self.held);
+                if held.len() >= HELD_REMEMBERED {
+                    held.pop_front();
+                }
+                held.push_back((session, id, method.to_string()));
+            }
+            return None;
+        }
         self.context.log(json!({
             "event": event,
             "conn": self.conn,
@@ -1011,6 +1092,11 @@ impl Relay<'_> {
             "sessionId": parsed.get("sessionId"),
             "why": why,
         }));
+        if event == "refused" && from_client {
+            key()
+        } else {
+            None
+        }
     }
 
     fn end(&self) {
@@ -1066,6 +1152,7 @@ fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, slot: &Slot) 
         context,
         conn: slot.conn,
         done: AtomicBool::new(false),
+        held: Mutex::new(VecDeque::new()),
     };
     let start = {
         let mut policy = lock(&relay.policy);

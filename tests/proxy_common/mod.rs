@@ -102,3 +102,33 @@ pub fn closes(ws: &mut Ws) -> bool {
     }
     false
 }
+
+/// Opens a WebSocket to `ws_url` by hand, its handshake and the masked text frame `frame`
+/// in one write (the frame arrives with the head), and reads until the answer text contains
+/// `until` (within 20 s): everything read, as text.
+pub fn handshake_with_frame(ws_url: &str, frame: &[u8], until: &str) -> String {
+    let rest = ws_url.strip_prefix("ws://").expect("a ws:// URL");
+    let (addr, path) = rest.split_at(rest.find('/').expect("a path"));
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut bytes = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .into_bytes();
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    assert!(frame.len() < 126, "a short frame");
+    bytes.extend_from_slice(&[0x81, 0x80 | frame.len() as u8]);
+    bytes.extend_from_slice(&mask);
+    bytes.extend(frame.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    s.write_all(&bytes).unwrap();
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    eventually(Duration::from_secs(20), || {
+        if let Ok(n) = s.read(&mut chunk) {
+            got.extend_from_slice(&chunk[..n]);
+        }
+        String::from_utf8_lossy(&got).contains(until)
+    });
+    String::from_utf8_lossy(&got).to_string()
+}
