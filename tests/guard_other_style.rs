@@ -202,10 +202,6 @@ use slicc_browsers::harness::runner::expand::Origins;
 use slicc_browsers::harness::runner::summary::Status;
 use slicc_browsers::harness::selftest::{self, SelfTestOptions, SelfTestVerdict, CHROMIUM};
 
-/// Rows that do not behave yet, each with the reading of issue 21 it waits for (empty once the
-/// runner reads the format as written). A row listed here is reported, not asserted.
-const PENDING: &[(&str, &str)] = &[];
-
 /// The origin map the other style needs: `plain` same-site with `ordinary` but another origin
 /// (`http://plain.ordinary.test`), `ordinary-same-site` next to `own`.
 fn origins() -> Origins {
@@ -246,30 +242,19 @@ fn with_no_guard_every_control_passes_and_every_row_behaves() {
     let runnable = set.vectors.iter().filter(|v| v.is_runnable()).count();
     assert_eq!(rows.len(), runnable, "one row per vector");
     let mut problems = Vec::new();
-    let mut pending_now_behaving = Vec::new();
     for row in &rows {
         let r = &row.result.row;
-        let pending = PENDING.iter().find(|(id, _)| *id == r.id);
-        let trouble = match &row.verdict {
+        match &row.verdict {
             SelfTestVerdict::Behaved => {
-                assert_eq!(r.control, Status::Pass, "{}: behaved, control failed", r.id);
-                if let Some((id, _)) = pending {
-                    pending_now_behaving.push(*id);
-                }
-                continue;
+                assert_eq!(r.control, Status::Pass, "{}: behaved, control failed", r.id)
             }
-            SelfTestVerdict::Skipped(reason) => format!("{} {} skipped: {reason}", r.id, r.target),
+            SelfTestVerdict::Skipped(reason) => {
+                problems.push(format!("{} {} skipped: {reason}", r.id, r.target))
+            }
             SelfTestVerdict::Misbehaved(why) => {
-                format!("{} {}: {}", r.id, r.target, why.join("; "))
+                problems.push(format!("{} {}: {}", r.id, r.target, why.join("; ")))
             }
-        };
-        match pending {
-            Some((_, reading)) => println!("pending (reading {reading}): {trouble}"),
-            None => problems.push(trouble),
         }
-    }
-    if !pending_now_behaving.is_empty() {
-        println!("behaving now, remove from PENDING: {pending_now_behaving:?}");
     }
     assert!(
         problems.is_empty(),
