@@ -3,6 +3,7 @@
 //! no message naming a protected target, cookie or storage key reaches the client unfiltered.
 #![cfg(feature = "guard")]
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -220,6 +221,11 @@ fn tabs_that_could_restore_a_protected_page_are_not_attached() {
 }
 
 #[test]
+fn a_popup_of_a_protected_page_stays_protected_when_its_opener_moves_on() {
+    assert!(run_trace("openers.jsonl") >= 5);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }
@@ -306,6 +312,22 @@ struct World {
     client: Vec<(i64, String, String)>,   // forwarded client commands: id, session, method
     next_id: i64,
     next_target: u64,
+    /// Target id -> its type (page, iframe, worker, service_worker).
+    types: HashMap<String, String>,
+    /// Sessions the policy must have cut (a protected document under way it never saw
+    /// start; a protected page in the back/forward list): nothing but errors of them may reach
+    /// the client, and no client command on them the browser.
+    cut: HashSet<String>,
+    /// Document requests seen starting, per session (their redirects are intercepted).
+    started: HashSet<(String, String)>,
+    /// Script ids last reported from an ordinary URL, per session (a client command may name
+    /// no other).
+    scripts: HashSet<(String, String)>,
+    /// Sessions whose client set a request header (`X-Attack-Mark`).
+    overridden: HashSet<String>,
+    /// This step paused a protected request carrying the client's header on such a session:
+    /// the policy must continue it without.
+    expect_clean: bool,
 }
 
 impl World {
@@ -340,7 +362,8 @@ impl World {
             .any(|(t, _, p)| t == id && *p)
     }
     fn target_info(&mut self, id: &str, url: &str, opener: Option<&str>) -> Value {
-        let mut info = json!({"targetId": id, "type": "page", "title": url, "url": url,
+        let kind = self.types.get(id).cloned().unwrap_or_else(|| "page".into());
+        let mut info = json!({"targetId": id, "type": kind, "title": url, "url": url,
             "attached": false, "canAccessOpener": false, "browserContextId": "CTX1"});
         if let Some(o) = opener {
             info["openerId"] = json!(o);
@@ -393,7 +416,8 @@ fn with_session(mut v: Value, s: &str) -> String {
 
 /// One browser frame the generator makes up.
 fn browser_step(w: &mut World) -> String {
-    match w.rng.below(16) {
+    w.expect_clean = false;
+    match w.rng.below(20) {
         0..=2 => {
             let id = if w.targets.is_empty() || w.rng.chance(30) {
                 w.next_target += 1;
@@ -421,6 +445,13 @@ fn browser_step(w: &mut World) -> String {
         3 if !w.targets.is_empty() => {
             let i = w.rng.below(w.targets.len());
             let (id, url, _) = w.targets[i].clone();
+            // Frames in other processes, workers and service workers besides pages.
+            if !w.types.contains_key(&id) {
+                let kind = *w
+                    .rng
+                    .pick(&["page", "page", "iframe", "worker", "service_worker"]);
+                w.types.insert(id.clone(), kind.to_string());
+            }
             let info = w.target_info(&id, &url, None);
             w.judge(&id, &url, None);
             let sid = format!("S{}", w.rng.next() % 100_000);
@@ -444,12 +475,26 @@ fn browser_step(w: &mut World) -> String {
                         "childFrames": [{"frame": {"id": "C", "parentId": "F", "url": child, "securityOrigin": child}}]}})
                 }
                 "Page.getNavigationHistory" => {
-                    let a = w.url();
-                    json!({"currentIndex": 0, "entries": [{"id": 1, "url": a, "userTypedURL": a, "title": a}]})
+                    let (a, b) = (w.url(), w.url());
+                    let current = w.rng.below(2);
+                    // The policy's own read of a new page session's back/forward list (ids
+                    // counted down from the top): a protected entry but the current one, or
+                    // an error, costs the session.
+                    let other = if current == 0 { &b } else { &a };
+                    if id >= 2_147_000_000
+                        && !s.is_empty()
+                        && other.to_ascii_lowercase().contains("secret")
+                    {
+                        w.cut.insert(s.clone());
+                    }
+                    json!({"currentIndex": current, "entries": [{"id": 1, "url": a, "userTypedURL": a, "title": a}, {"id": 2, "url": b, "userTypedURL": b, "title": b}]})
                 }
                 _ => json!({}),
             };
             if w.rng.chance(10) {
+                if method == "Page.getNavigationHistory" && id >= 2_147_000_000 && !s.is_empty() {
+                    w.cut.insert(s.clone());
+                }
                 with_session(
                     json!({"id": id, "error": {"code": -32000, "message": "no"}}),
                     &s,
@@ -616,6 +661,78 @@ fn browser_step(w: &mut World) -> String {
                 &s,
             )
         }
+        16 if !w.sessions.is_empty() => {
+            // A navigation's document request: starting (then intercepted), or a redirect hop
+            // or a response (a service worker's answer, say) of one never seen starting, which
+            // was under way before the session: protected, it cuts the session.
+            let i = w.rng.below(w.sessions.len());
+            let (s, t) = w.sessions[i].clone();
+            let rid = format!("D{}", w.rng.below(5));
+            let url = w.url();
+            let kind = w.types.get(&t).cloned().unwrap_or_else(|| "page".into());
+            let msg = match w.rng.below(3) {
+                0 => {
+                    w.started.insert((s.clone(), rid.clone()));
+                    json!({"method": "Network.requestWillBeSent", "params": {"requestId": rid, "loaderId": rid, "documentURL": url, "request": {"url": url, "method": "GET", "headers": {}}, "type": "Document", "frameId": t}})
+                }
+                1 => {
+                    json!({"method": "Network.requestWillBeSent", "params": {"requestId": rid, "loaderId": rid, "documentURL": url, "request": {"url": url, "method": "GET", "headers": {}}, "redirectResponse": {"url": "http://plain.test:8080/hop", "status": 302, "headers": {}}, "type": "Document", "frameId": t}})
+                }
+                _ => {
+                    json!({"method": "Network.responseReceived", "params": {"requestId": rid, "loaderId": rid, "type": "Document", "response": {"url": url, "status": 200, "headers": {}, "fromServiceWorker": w.rng.chance(50)}, "frameId": t}})
+                }
+            };
+            let hop = msg["params"].get("redirectResponse").is_some()
+                || msg["method"] == "Network.responseReceived";
+            if hop
+                && matches!(kind.as_str(), "page" | "iframe")
+                && url.to_ascii_lowercase().contains("secret")
+                && !w.started.contains(&(s.clone(), rid))
+            {
+                w.cut.insert(s.clone());
+            }
+            with_session(msg, &s)
+        }
+        17 => {
+            let s = w.session();
+            let url = w.url();
+            let id = format!("s{}", w.rng.below(8));
+            // The model: the latest report of an id decides (a protected one is withheld).
+            if url.to_ascii_lowercase().contains("secret") {
+                w.scripts.remove(&(s.clone(), id.clone()));
+            } else {
+                w.scripts.insert((s.clone(), id.clone()));
+            }
+            with_session(
+                json!({"method": "Debugger.scriptParsed", "params": {"scriptId": id, "url": url, "startLine": 0, "startColumn": 0, "endLine": 1, "endColumn": 0, "executionContextId": 1, "hash": "h"}}),
+                &s,
+            )
+        }
+        18 => {
+            // A request carrying the client's header (if it set one there).
+            let s = w.session();
+            let url = w.url();
+            if w.overridden.contains(&s) && url.to_ascii_lowercase().contains("secret") {
+                w.expect_clean = true;
+            }
+            let rid = format!("job-h{}", w.rng.below(1000));
+            with_session(
+                json!({"method": "Fetch.requestPaused", "params": {"requestId": rid, "request": {"url": url, "method": "GET", "headers": {"X-Attack-Mark": "1", "Accept": "*/*"}}, "frameId": "F", "resourceType": "Image"}}),
+                &s,
+            )
+        }
+        19 => {
+            let s = w.session();
+            let url = w.url();
+            let mut frame = json!({"id": "F", "loaderId": "L", "url": url, "securityOrigin": url, "mimeType": "text/html"});
+            if w.rng.chance(50) {
+                frame["parentId"] = json!("P");
+            }
+            with_session(
+                json!({"method": "Page.frameNavigated", "params": {"frame": frame, "type": "BackForwardCacheRestore"}}),
+                &s,
+            )
+        }
         _ => {
             if w.targets.is_empty() {
                 return json!({"method": "Inspector.detached", "params": {"reason": "x"}})
@@ -649,7 +766,7 @@ fn client_step(w: &mut World) -> String {
         w.targets[i].0.clone()
     };
     let (url, origin, cookie) = (w.url(), w.origin(), w.cookie());
-    let (method, params) = match w.rng.below(17) {
+    let (method, params) = match w.rng.below(19) {
         0 => ("Target.getTargets", json!({})),
         1 => (
             "Target.attachToTarget",
@@ -687,6 +804,14 @@ fn client_step(w: &mut World) -> String {
             "Target.setAutoAttach",
             json!({"autoAttach": true, "waitForDebuggerOnStart": w.rng.chance(50), "flatten": true}),
         ),
+        16 => (
+            "Debugger.getScriptSource",
+            json!({"scriptId": format!("s{}", w.rng.below(8))}),
+        ),
+        17 => (
+            "Network.setExtraHTTPHeaders",
+            json!({"headers": {"X-Attack-Mark": "1"}}),
+        ),
         _ => ("Storage.getStorageKeyForFrame", json!({"frameId": "F"})),
     };
     with_session(json!({"id": id, "method": method, "params": params}), &s)
@@ -701,6 +826,12 @@ fn check_invariants(seed: u64, step: usize, w: &mut World, out: &Output) {
             "seed {seed} step {step}: protected data reached the client: {f}"
         );
         let v: Value = serde_json::from_str(f).unwrap();
+        let session = v["sessionId"].as_str().unwrap_or_default().to_string();
+        assert!(
+            !w.cut.contains(&session) || v.get("error").is_some(),
+            "seed {seed} step {step}: a cut session's frame reached the client: {f}"
+        );
+
         let mut infos = Vec::new();
         collect_target_infos(&v, &mut infos);
         for id in infos {
@@ -716,6 +847,12 @@ fn check_invariants(seed: u64, step: usize, w: &mut World, out: &Output) {
         let session = v["sessionId"].as_str().unwrap_or_default().to_string();
         let method = v["method"].as_str().unwrap().to_string();
         if RESERVED_IDS.contains(&id) {
+            if w.expect_clean && method == "Fetch.continueRequest" {
+                assert!(
+                    v["params"]["headers"].is_array() && !f.contains("X-Attack-Mark"),
+                    "seed {seed} step {step}: a protected request went on with the client's header: {f}"
+                );
+            }
             w.own.push((id, session, method));
         } else {
             assert!(
@@ -727,6 +864,24 @@ fn check_invariants(seed: u64, step: usize, w: &mut World, out: &Output) {
                     !w.protected_target(t),
                     "seed {seed} step {step}: a command naming protected target {t} reached the browser: {f}"
                 );
+            }
+            assert!(
+                !w.cut.contains(&session),
+                "seed {seed} step {step}: a client command on a cut session reached the browser: {f}"
+            );
+            if method == "Debugger.getScriptSource" {
+                let sid = v["params"]["scriptId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    w.scripts.contains(&(session.clone(), sid)),
+                    "seed {seed} step {step}: a script id never reported as ordinary reached the browser: {f}"
+                );
+            }
+            // (The browser session has no Network domain of its own.)
+            if method == "Network.setExtraHTTPHeaders" && !session.is_empty() {
+                w.overridden.insert(session.clone());
             }
             w.client.push((id, session, method));
         }
@@ -759,6 +914,12 @@ fn run_world(seed: u64, steps: usize) -> usize {
         client: Vec::new(),
         next_id: 0,
         next_target: 0,
+        types: HashMap::new(),
+        cut: HashSet::new(),
+        started: HashSet::new(),
+        scripts: HashSet::new(),
+        overridden: HashSet::new(),
+        expect_clean: false,
     };
     let mut policy = Policy::new(property_matcher());
     let mut shown = 0;

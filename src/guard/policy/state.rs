@@ -111,6 +111,9 @@ pub(crate) struct Target {
     /// A session showed a protected origin for its document (`Page.frameNavigated`,
     /// `Runtime.executionContextCreated`), until a URL with an origin of its own replaces it.
     pub(crate) origin: bool,
+    /// Its opener was unknown when it was last judged (so the first discovery's rejudging may
+    /// clear a protection that rested on that alone).
+    pub(crate) unknown_opener: bool,
     /// Creation order, for listings.
     pub(crate) seq: u64,
     /// The client was told about it by the root session's discovery.

@@ -45,7 +45,10 @@ impl Policy {
                 let url = t.info["url"].as_str().unwrap_or_default();
                 let opener = self.opener_of(&t.info);
                 let now = self.m.target(url, t.previous, opener) || t.origin || internal_url(url);
-                if now != t.protected {
+                // A protection judged with a known opener stays: that opener was protected
+                // then, and a document it made keeps its origin whatever the opener does
+                // later.
+                if now != t.protected && (now || t.unknown_opener) {
                     changed.push((id.clone(), now));
                 }
             }
@@ -57,6 +60,7 @@ impl Policy {
                     self.protect_target(&id, out);
                 } else if let Some(t) = self.targets.get_mut(&id) {
                     t.protected = false;
+                    t.unknown_opener = false;
                 }
             }
         }
@@ -90,6 +94,7 @@ impl Policy {
         let url = info.get("url").and_then(Value::as_str).unwrap_or_default();
         let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
         let opener = self.opener_of(info);
+        let unknown_opener = opener == Opener::Unknown;
         let (previous, origin) = self
             .targets
             .get(id)
@@ -103,6 +108,7 @@ impl Policy {
                 t.origin = origin;
                 t.previous = previous;
                 t.protected = protected;
+                t.unknown_opener = unknown_opener;
             }
             None => {
                 self.seq += 1;
@@ -114,6 +120,7 @@ impl Policy {
                         protected,
                         previous,
                         origin,
+                        unknown_opener,
                         seq: self.seq,
                         announced: false,
                     },
