@@ -215,3 +215,43 @@ fn the_selftest_line_says_per_reason_how_many_rows_skipped() {
          (not-applicable:no-ordinary-same-site-origin=2)"
     );
 }
+
+/// Issue 21, reading 9: `selftest` and `certify` take `guard run`'s origin map; every host in it
+/// is mapped to the stand-in, an origin the plain-HTTP stand-in cannot serve is refused, and
+/// `plain` left out defaults to `ordinary` as the spec says.
+#[test]
+fn an_origin_map_adds_its_hosts_and_plain_defaults_to_ordinary() {
+    use slicc_browsers::harness::runner::expand::Origins;
+    use slicc_browsers::harness::selftest::{hosts, SelfTestOptions, HOSTS};
+    let without = hosts(&SelfTestOptions::default()).unwrap();
+    assert_eq!(without, HOSTS.map(String::from).to_vec());
+
+    let map = Origins::from_json(
+        r#"{"ordinary": "http://start.other-team.test", "own": "http://client.example",
+            "client": "http://client.example", "seven": "http://seven.sliccy.ai"}"#,
+    )
+    .unwrap();
+    assert_eq!(map.get("plain"), Some("http://start.other-team.test"));
+    let options = SelfTestOptions {
+        origins: Some(map),
+        ..SelfTestOptions::default()
+    };
+    let with = hosts(&options).unwrap();
+    assert!(
+        with.iter().any(|h| h == "start.other-team.test"),
+        "{with:?}"
+    );
+    assert_eq!(
+        with.iter().filter(|h| *h == "client.example").count(),
+        1,
+        "{with:?}"
+    );
+
+    let https = Origins::from_json(r#"{"ordinary": "https://ordinary.test"}"#).unwrap();
+    let err = hosts(&SelfTestOptions {
+        origins: Some(https),
+        ..SelfTestOptions::default()
+    })
+    .unwrap_err();
+    assert!(err.contains("plain HTTP only"), "{err}");
+}
