@@ -1347,4 +1347,56 @@ mod tests {
     fn urls() {
         assert!(resolve_upstream("wss://x/").is_err());
     }
+
+    #[test]
+    fn the_policys_refusals_are_found_and_nothing_else() {
+        let refusal = "slicc: refused: target is on seven's origin";
+        let frames = vec![
+            format!(
+                r#"{{"id":3,"error":{{"code":-32000,"message":"{refusal}"}},"sessionId":"S"}}"#
+            ),
+            format!(r#"{{"id":4,"error":{{"code":-32000,"message":"{refusal} (why)"}}}}"#),
+            // Chromium's own -32000 error, an event quoting the text, another code.
+            r#"{"id":5,"error":{"code":-32000,"message":"Cannot find context"}}"#.to_string(),
+            format!(r#"{{"method":"Runtime.consoleAPICalled","params":{{"x":"{refusal}"}}}}"#),
+            format!(r#"{{"id":6,"error":{{"code":-32601,"message":"{refusal}"}}}}"#),
+            format!(r#"{{"id":7,"result":{{"value":"{refusal}"}}}}"#),
+        ];
+        assert_eq!(
+            refusals_in(&frames, refusal),
+            vec![
+                ("S".to_string(), 3, refusal.to_string()),
+                (String::new(), 4, format!("{refusal} (why)")),
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_say_what_and_where() {
+        let e = BrowserError::get("127.0.0.1", 9, "/json/version", GetError::Status(404));
+        assert_eq!(e.to_string(), "127.0.0.1:9/json/version: answered HTTP 404");
+        let again = BrowserError::Again {
+            first: Box::new(BrowserError::Unreachable {
+                addr: "[::1]:9".into(),
+            }),
+            then: Box::new(BrowserError::get(
+                "::1",
+                9,
+                "/json/version",
+                GetError::Refused,
+            )),
+        };
+        assert_eq!(
+            again.to_string(),
+            "cannot connect to the browser at [::1]:9; and [::1]:9/json/version: connection refused"
+        );
+        let start = resolve_upstream("https://x/").unwrap_err();
+        assert!(matches!(start, ProxyError::Upstream { .. }), "{start:?}");
+        assert_eq!(
+            String::from(start),
+            "--upstream \"https://x/\": only plain http:// and ws:// (CDP listens on loopback)"
+        );
+        assert_eq!(Refusal::Head(HeadError::LineTooLong).status(), 414);
+        assert_eq!(Refusal::NotServed("/x".into()).status(), 404);
+    }
 }
