@@ -229,6 +229,45 @@ pub fn load(action: &str, url: &str, status: bool, credentials: Option<&str>) ->
     }
 }
 
+/// Starts a background load (see [`load`]) and keeps its promise in the page under `key`: an
+/// expression (evaluate it without `awaitPromise`) that evaluates to `true` once `fetch()`,
+/// `xhr.send()` or `img.src` has been called, so the request has been issued when its answer
+/// comes back. [`load_result`] then awaits the kept promise. `None` for another action.
+///
+/// ```
+/// use slicc_browsers::harness::runner::js;
+/// let start = js::load_started("fetch", "http://a.test/data", false, None, "k1").unwrap();
+/// assert!(start.contains("fetch(\"http://a.test/data\"") && start.contains("\"k1\""));
+/// assert!(js::load_result("k1").contains("\"k1\""));
+/// ```
+pub fn load_started(
+    action: &str,
+    url: &str,
+    status: bool,
+    credentials: Option<&str>,
+    key: &str,
+) -> Option<String> {
+    let promise = load(action, url, status, credentials)?;
+    let key = lit(key);
+    Some(format!(
+        "(function () {{ var p = {promise}; p.catch(function () {{ return null; }}); \
+         var l = globalThis.__sliccLoads || (globalThis.__sliccLoads = {{}}); l[{key}] = p; \
+         return true; }})()"
+    ))
+}
+
+/// The promise [`load_started`] kept under `key` (evaluate it with `awaitPromise: true`): it
+/// resolves or rejects as the load does, and throws if the page no longer holds it (the page
+/// changed documents).
+pub fn load_result(key: &str) -> String {
+    let key = lit(key);
+    format!(
+        "(function () {{ var l = globalThis.__sliccLoads; var p = l && l[{key}]; \
+         if (!p) {{ throw new Error('background load ' + {key} + ' lost: the page changed'); }} \
+         delete l[{key}]; return p; }})()"
+    )
+}
+
 /// The IndexedDB database holding the storage canary.
 pub const CANARY_DB: &str = "canary";
 

@@ -22,6 +22,9 @@ use crate::harness::runner::record::{Recorded, SessionRecord};
 use crate::harness::runner::transport::CallError;
 use crate::vectors::{AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, SettleStep, Where};
 
+/// Numbers the background loads a page keeps (see [`js::load_started`]).
+static BACKGROUND_KEYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 impl LegState {
     pub(super) fn cdp_step(
         self: &Arc<Self>,
@@ -244,17 +247,11 @@ impl LegState {
                 self.set_outcome(name, outcome);
             }
             Some(action @ (PageAction::Fetch | PageAction::Xhr | PageAction::Image)) => {
-                let Some(src) = js::load(
-                    action.as_str(),
-                    &url,
-                    step.status == Some(true),
-                    step.credentials.as_deref(),
-                ) else {
+                let status = step.status == Some(true);
+                let credentials = step.credentials.as_deref();
+                let Some(src) = js::load(action.as_str(), &url, status, credentials) else {
                     return;
                 };
-                let params = json!({
-                    "expression": src, "awaitPromise": true, "returnByValue": true,
-                });
                 // The pre-action heartbeat, as for navigations, so that `pre` with a `blocked`
                 // load proves liveness (issue 21, reading 11).
                 self.pre_heartbeat(&session, &log, &tag, &url);
@@ -263,6 +260,28 @@ impl LegState {
                     if let Some(name) = name {
                         lock(&self.background).insert(name.to_string(), Arc::clone(&bg));
                     }
+                    // The step returns once the page has issued the request (its `fetch()`,
+                    // `send()` or `src` ran), so background loads go out in step order however
+                    // late a thread would be scheduled; a thread then awaits the result.
+                    let key = format!("L{}", BACKGROUND_KEYS.fetch_add(1, Ordering::Relaxed));
+                    let start = js::load_started(action.as_str(), &url, status, credentials, &key)
+                        .unwrap_or_default();
+                    let started = page_outcome(self.client.send(
+                        "Runtime.evaluate",
+                        json!({ "expression": start, "returnByValue": true }),
+                        Some(&session),
+                    ));
+                    if !answered(&started) {
+                        self.nav_error(&session, &url, &failure_text(&started));
+                        *lock(&bg.done) = Some(started);
+                        bg.cond.notify_all();
+                        return;
+                    }
+                    let params = json!({
+                        "expression": js::load_result(&key),
+                        "awaitPromise": true,
+                        "returnByValue": true,
+                    });
                     let leg = Arc::clone(self);
                     std::thread::spawn(move || {
                         let outcome = page_outcome(leg.client.send(
@@ -277,6 +296,9 @@ impl LegState {
                         bg.cond.notify_all();
                     });
                 } else {
+                    let params = json!({
+                        "expression": src, "awaitPromise": true, "returnByValue": true,
+                    });
                     let outcome =
                         page_outcome(self.client.send("Runtime.evaluate", params, Some(&session)));
                     if !answered(&outcome) {

@@ -496,3 +496,50 @@ fn the_implicit_child_is_a_page_of_a_leg_without_children_steps() {
         record.outcomes.get("r")
     );
 }
+
+/// Background loads go out in step order: a background `fetch` step returns only once the page
+/// has issued its request, however slowly the browser answers. Here the browser is slow to run
+/// the first load's script (it holds it until the second load's script arrives, or 2 s): the
+/// first request must still be issued before the second.
+#[test]
+fn background_loads_are_issued_in_step_order() {
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([
+            { "page": "fetch", "url": "{ordinary}/data?n=a-{tag}", "background": true, "as": "first" },
+            { "page": "fetch", "url": "{ordinary}/data?n=b-{tag}", "background": true, "as": "last" },
+        ]),
+        json!({ "result": "first", "equals": "x", "observer": "client" }),
+    );
+    let issued = std::sync::Arc::new((
+        std::sync::Mutex::new(Vec::<&str>::new()),
+        std::sync::Condvar::new(),
+    ));
+    let seen = std::sync::Arc::clone(&issued);
+    let fake = Fake::new(move |_, method, params, _| {
+        if method != "Runtime.evaluate" {
+            return None;
+        }
+        let (list, cond) = &*seen;
+        let src = expression(params);
+        if src.contains("fetch(\"http://ordinary.test/data?n=a-T1\"") {
+            let list = crate::sys::lock(list);
+            let (mut list, _) = cond
+                .wait_timeout_while(list, Duration::from_secs(2), |l| !l.contains(&"b"))
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            list.push("a");
+        } else if src.contains("fetch(\"http://ordinary.test/data?n=b-T1\"") {
+            crate::sys::lock(list).push("b");
+            cond.notify_all();
+        }
+        None
+    });
+    let log = std::sync::Arc::new(Log::default());
+    run(&v, &fake, &log, 0);
+    let order = crate::sys::lock(&issued.0).clone();
+    assert_eq!(
+        order,
+        ["a", "b"],
+        "the background loads were issued as {order:?}"
+    );
+}
