@@ -46,11 +46,11 @@ mod log;
 mod values;
 
 use super::expand::{ExpandedChecks, Leg, LegChecks, Vars};
-use super::plan::ControlVia;
 pub use super::plan::{
     in_scope, precheck, required_capabilities, requirement, skip_capability, skip_no_origin,
     CapabilitySet, Environment, RowSpec, SKIP_NOT_OBSERVABLE, SKIP_OBSERVER,
 };
+use super::plan::{unknown_via, ControlVia};
 use super::record::Record;
 use super::summary::{Observed, Row, Status};
 use crate::vectors::{Check, Expected, Outcome, Vector};
@@ -171,10 +171,8 @@ pub fn judge_runs(
         Some(via) => via.runs(),
         None => {
             row.control = Status::Fail;
-            row.errors.push(format!(
-                "control: via {:?} is neither guard nor unguarded",
-                v.control.via
-            ));
+            // Not from a plan: [`precheck`](super::plan::precheck) fails such a row first.
+            row.errors.push(unknown_via(&v.control.via));
             0
         }
     };

@@ -9,7 +9,7 @@ use crate::harness::runner::expand::{judged_names, Leg, Origins, Vars};
 use crate::harness::runner::summary::{Row, Status};
 use crate::vectors::{
     Check, Observer, Step, Vector, CAP_AUTO_ATTACH, CAP_BROWSER_CONTEXTS, CAP_BROWSER_SESSION,
-    KIND_CDP, KIND_TEXT, SESSION_PAGE_OR_BROWSER, TARGET_OWN, VIA_UNGUARDED,
+    KIND_CDP, KIND_TEXT, SESSION_PAGE_OR_BROWSER, TARGET_OWN, VIA_GUARD, VIA_UNGUARDED,
 };
 
 pub use crate::harness::runner::summary::SKIP_OBSERVER;
@@ -136,6 +136,42 @@ impl RowSpec<'_> {
     }
 }
 
+/// How a row's control runs: the closed vocabulary of `control.via`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlVia {
+    /// Through the guard, once.
+    Guard,
+    /// Over the unguarded observer, twice: against the ordinary origin, then against the
+    /// protected stand-in.
+    Unguarded,
+}
+
+impl ControlVia {
+    /// The vector's `control.via`, or `None` when it is neither `guard` nor `unguarded`
+    /// ([`precheck`] then fails the row before it runs, saying so).
+    pub fn of(vector: &Vector) -> Option<ControlVia> {
+        match vector.control.via.as_str() {
+            VIA_GUARD => Some(ControlVia::Guard),
+            VIA_UNGUARDED => Some(ControlVia::Unguarded),
+            _ => None,
+        }
+    }
+
+    /// How many control runs it takes.
+    pub fn runs(self) -> usize {
+        match self {
+            ControlVia::Guard => 1,
+            ControlVia::Unguarded => 2,
+        }
+    }
+}
+
+/// The error of a row whose `control.via` is neither `guard` nor `unguarded` (the schema's enum;
+/// `validate` rejects such a file).
+pub(crate) fn unknown_via(via: &str) -> String {
+    format!("control: via {via:?} is neither {VIA_GUARD} nor {VIA_UNGUARDED}")
+}
+
 /// Every capability a vector needs: its `requires`, its steps' and observations' `requires`,
 /// what the steps imply (V9: `Target.setAutoAttach`, `children` and `session: "child"` need
 /// `autoAttach`; `session: "browser"` needs `browserSession`; `Target.createBrowserContext` and
@@ -179,13 +215,14 @@ pub fn in_scope(vector: &Vector, scope: Option<&str>) -> bool {
     vector.is_for(scope)
 }
 
-/// Decides, before anything runs, whether a row is not run or skipped: text rows are
-/// `not-run`; then, in this order, the vector's own `skip` for the target, a missing
-/// capability (`not-supported:<cap>`), `not-observable`, a null origin the row needs
-/// (`not-applicable:no-<name>-origin`: the target, an origin a step of either leg references, or
-/// one a required check needs, §4.5), and a missing observer (`not-supported:unguarded-observer`:
-/// an unguarded control, or a required check that has no available alternative). `None`: run
-/// the row.
+/// Decides, before anything runs, whether a row is not run, failed or skipped: text rows are
+/// `not-run`; a `kind` other than `cdp`/`text` or a `control.via` other than
+/// `guard`/`unguarded` fails the row with that error; then, in this order, the vector's own
+/// `skip` for the target, a missing capability (`not-supported:<cap>`), `not-observable`, a null
+/// origin the row needs (`not-applicable:no-<name>-origin`: the target, an origin a step of
+/// either leg references, or one a required check needs, §4.5), and a missing observer
+/// (`not-supported:unguarded-observer`: an unguarded control, or a required check that has no
+/// available alternative). `None`: run the row.
 pub fn precheck(spec: &RowSpec<'_>, env: &Environment) -> Option<Row> {
     let v = spec.vector;
     let row = |status: Status, reason: Option<String>| spec.row(status, reason);
@@ -196,6 +233,11 @@ pub fn precheck(spec: &RowSpec<'_>, env: &Environment) -> Option<Row> {
         let mut r = row(Status::Fail, None);
         r.errors
             .push(format!("kind {:?} is neither cdp nor text", v.kind));
+        return Some(r);
+    }
+    if ControlVia::of(v).is_none() {
+        let mut r = row(Status::Fail, None);
+        r.errors.push(unknown_via(&v.control.via));
         return Some(r);
     }
     if let Some(skip) = v.skip.as_ref().filter(|s| s.target == spec.target) {
@@ -218,7 +260,7 @@ pub fn precheck(spec: &RowSpec<'_>, env: &Environment) -> Option<Row> {
     if guarded.get("target").is_none() {
         return Some(row(Status::Skip, Some(skip_no_origin(spec.target))));
     }
-    let unguarded_control = v.control.via == VIA_UNGUARDED;
+    let unguarded_control = ControlVia::of(v) == Some(ControlVia::Unguarded);
     // (leg filter, vars, checks of which leg)
     let mut runs = vec![
         (Leg::Control, &control, Leg::Control),

@@ -19,14 +19,14 @@ use serde_json::Value;
 
 pub use gate::{
     in_scope, precheck, required_capabilities, requirement, skip_capability, skip_no_origin,
-    CapabilitySet, Environment, RowSpec, SKIP_NOT_OBSERVABLE, SKIP_OBSERVER,
+    CapabilitySet, ControlVia, Environment, RowSpec, SKIP_NOT_OBSERVABLE, SKIP_OBSERVER,
 };
-pub(crate) use gate::{leaf_requirement, prefer_origin};
+pub(crate) use gate::{leaf_requirement, prefer_origin, unknown_via};
 
 use super::expand::{leg_steps, Leg, LegChecks, LegStep, Vars};
 use super::js;
 use super::summary::Row;
-use crate::vectors::{Check, Step, Vector, VIA_GUARD, VIA_UNGUARDED};
+use crate::vectors::{Check, Step, Vector};
 
 /// When a leg plants the canary outside the guard ([`plants_canary`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,36 +55,6 @@ pub enum LegContext {
     /// The default context: the transport cannot make one, or a step works on the default one
     /// ([`uses_default_context`]).
     Default,
-}
-
-/// How a row's control runs: the closed vocabulary of `control.via`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ControlVia {
-    /// Through the guard, once.
-    Guard,
-    /// Over the unguarded observer, twice: against the ordinary origin, then against the
-    /// protected stand-in.
-    Unguarded,
-}
-
-impl ControlVia {
-    /// The vector's `control.via`, or `None` when it is neither `guard` nor `unguarded` (the
-    /// control then fails, saying so).
-    pub fn of(vector: &Vector) -> Option<ControlVia> {
-        match vector.control.via.as_str() {
-            VIA_GUARD => Some(ControlVia::Guard),
-            VIA_UNGUARDED => Some(ControlVia::Unguarded),
-            _ => None,
-        }
-    }
-
-    /// How many control runs it takes.
-    pub fn runs(self) -> usize {
-        match self {
-            ControlVia::Guard => 1,
-            ControlVia::Unguarded => 2,
-        }
-    }
 }
 
 /// Which client carries a leg run.
@@ -334,6 +304,7 @@ pub fn names_read(vector: &Vector) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::harness::runner::expand::Origins;
+    use crate::vectors::VIA_UNGUARDED;
 
     #[test]
     fn canary_rows_are_found() {
@@ -416,6 +387,42 @@ mod tests {
         assert_eq!(
             plan.legs[1].vars.get("target"),
             env().origins.target(target)
+        );
+    }
+
+    /// An unknown `control.via` fails the row at plan time, saying so, before any leg runs
+    /// (it was found only by the judge, after both legs ran).
+    #[test]
+    fn an_unknown_via_fails_the_row_before_it_runs() {
+        let set = crate::vectors::vectors();
+        let mut v = set
+            .vector("C1.script-nav")
+            .expect("C1.script-nav is shipped")
+            .clone();
+        v.control.via = "sideways".to_string();
+        let spec = RowSpec {
+            vector: &v,
+            target: "seven",
+            variant: "prompt",
+            transport: "cdp",
+            transport_variant: false,
+        };
+        let row = match RowPlan::new(spec, &env(), || "t".to_string()) {
+            RowPlan::Decided(row) => row,
+            RowPlan::Run(plan) => {
+                panic!("a row with via \"sideways\" runs {} legs", plan.legs.len())
+            }
+        };
+        assert_eq!(
+            row.control,
+            crate::harness::runner::summary::Status::Fail,
+            "{row:?}"
+        );
+        assert!(
+            row.errors
+                .iter()
+                .any(|e| e.contains("\"sideways\" is neither guard nor unguarded")),
+            "{row:?}"
         );
     }
 
