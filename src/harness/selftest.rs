@@ -216,7 +216,7 @@ impl Chromium {
         let child = command
             .spawn()
             .map_err(|e| format!("cannot start {program}: {e}"))?;
-        lock_launched().push((child.id(), dir.clone()));
+        crate::sys::lock(&LAUNCHED).push((child.id(), dir.clone()));
         let mut browser = Chromium {
             child: Some(child),
             dir,
@@ -270,7 +270,7 @@ impl Chromium {
     /// Kills the browser's process group and removes its profile (what drop does).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            lock_launched().retain(|(pid, _)| *pid != child.id());
+            crate::sys::lock(&LAUNCHED).retain(|(pid, _)| *pid != child.id());
             kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
@@ -284,12 +284,6 @@ impl Chromium {
 /// The browsers [`Chromium::launch`] started and nothing has killed yet: process group and
 /// profile dir.
 static LAUNCHED: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
-
-fn lock_launched() -> std::sync::MutexGuard<'static, Vec<(u32, PathBuf)>> {
-    LAUNCHED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 /// Kills the process group `pid` leads: a browser started with `process_group(0)`, so its
 /// renderers and zygotes go with it.
@@ -311,7 +305,7 @@ fn kill_group(pid: u32) {
 /// on a signal (Ctrl-C), where no destructor runs: each browser leads its own process group,
 /// so the terminal's interrupt does not reach it.
 pub fn kill_launched() -> usize {
-    let launched = std::mem::take(&mut *lock_launched());
+    let launched = std::mem::take(&mut *crate::sys::lock(&LAUNCHED));
     for (pid, dir) in &launched {
         kill_group(*pid);
         let _ = std::fs::remove_dir_all(dir);
