@@ -31,7 +31,7 @@ impl Policy {
         let mut changed = false;
         let judging = Judging {
             m: &self.m,
-            hidden: |t: &str| self.hidden(t, false),
+            hidden: |t: &str| self.hidden(t),
             cookie_params: false,
         };
         if judging.scrub(part, &mut changed) {
@@ -69,7 +69,7 @@ impl Policy {
             return out.set(Verdict::Drop, "response to no command the client sent");
         };
         if let Some(s) = self.sessions.get(&key) {
-            if s.closed || self.hidden(&s.target, false) {
+            if s.closed || self.hidden(&s.target) {
                 let refusal = self.m.refusal().to_string();
                 out.to_client
                     .push(self.refusal_frame(&key, &Value::from(id), &refusal));

@@ -175,7 +175,7 @@ impl Policy {
         if !key.is_empty() {
             match self.sessions.get(&key) {
                 Some(s) => {
-                    if s.closed || !s.visible || self.hidden(&s.target, false) {
+                    if s.closed || !s.visible || self.hidden(&s.target) {
                         let refusal = self.m.refusal().to_string();
                         return self.refuse(
                             &key,
@@ -224,7 +224,7 @@ impl Policy {
         if params
             .get("frameId")
             .and_then(Value::as_str)
-            .is_some_and(|f| self.hidden(f, false))
+            .is_some_and(|f| self.hidden(f))
         {
             return self.refuse(key, id, &refusal, "names a protected frame", out);
         }
@@ -331,7 +331,7 @@ impl Policy {
         {
             let judging = Judging {
                 m: &self.m,
-                hidden: |t: &str| self.hidden(t, true),
+                hidden: |t: &str| self.hidden_or_unknown(t),
                 cookie_params: cookie_method(method),
             };
             if judging.names(params) {

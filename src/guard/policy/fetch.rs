@@ -4,9 +4,8 @@
 use serde_json::{json, Value};
 
 use super::client::Step;
-use super::overrides::Overrides;
 use super::pattern::FetchPattern;
-use super::state::{ClientFetch, Kind, Own};
+use super::state::{ClientFetch, Kind, Overrides, Own};
 use super::{Output, Policy, Verdict};
 
 /// The policy's own `Fetch` pattern on every document session: document requests, paused
@@ -38,7 +37,44 @@ fn fetch_answer(method: &str) -> Option<bool> {
     }
 }
 
+/// What the policy reads of a `Fetch.requestPaused` or `Fetch.authRequired`.
+struct Paused<'a> {
+    rid: String,
+    url: &'a str,
+    rtype: &'a str,
+    /// Its URL, its frame or anything else in it names a protected origin.
+    protected: bool,
+}
+
 impl Policy {
+    /// Reads a paused request or auth challenge.
+    fn paused_request<'a>(&self, v: &'a Value) -> Paused<'a> {
+        let p = &v["params"];
+        let url = p["request"]["url"].as_str().unwrap_or_default();
+        let frame_hidden = p["frameId"]
+            .as_str()
+            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
+        let protected = frame_hidden || self.off_limits(url) || {
+            let mut probe = v.clone();
+            self.scrub_member(&mut probe, "params").is_err()
+        };
+        Paused {
+            rid: p["requestId"].as_str().unwrap_or_default().to_string(),
+            url,
+            rtype: p["resourceType"].as_str().unwrap_or_default(),
+            protected,
+        }
+    }
+
+    /// Shows the client a paused request (or auth challenge) it asked for; it may answer it.
+    fn show_paused(&mut self, key: &str, rid: String, frame: &str, out: &mut Output) {
+        if let Some(s) = self.session_mut(key) {
+            s.paused.insert(rid, ());
+        }
+        out.to_client.push(frame.to_string());
+        out.set(Verdict::Forward, "");
+    }
+
     pub(super) fn paused_event(
         &mut self,
         frame: &str,
@@ -48,18 +84,14 @@ impl Policy {
         out: &mut Output,
     ) {
         let p = &v["params"];
-        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
-        let url = p["request"]["url"].as_str().unwrap_or_default();
-        let rtype = p["resourceType"].as_str().unwrap_or_default();
+        let Paused {
+            rid,
+            url,
+            rtype,
+            protected,
+        } = self.paused_request(&v);
         let response =
             p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
-        let frame_hidden = p["frameId"]
-            .as_str()
-            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.off_limits(url) || {
-            let mut probe = v.clone();
-            self.scrub_member(&mut probe, "params").is_err()
-        };
         let Some(s) = self.session(key) else {
             return out.set(Verdict::Drop, "no session");
         };
@@ -104,11 +136,7 @@ impl Policy {
             out.to_browser.push(msg);
             return out.set(Verdict::Drop, "paused for the guard only");
         }
-        if let Some(s) = self.session_mut(key) {
-            s.paused.insert(rid, ());
-        }
-        out.to_client.push(frame.to_string());
-        out.set(Verdict::Forward, "");
+        self.show_paused(key, rid, frame, out);
     }
 
     pub(super) fn auth_event(
@@ -119,14 +147,12 @@ impl Policy {
         visible: bool,
         out: &mut Output,
     ) {
-        let p = &v["params"];
-        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
-        let url = p["request"]["url"].as_str().unwrap_or_default();
-        let rtype = p["resourceType"].as_str().unwrap_or_default();
-        let frame_hidden = p["frameId"]
-            .as_str()
-            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.m.cookie_url(url);
+        let Paused {
+            rid,
+            url,
+            rtype,
+            protected,
+        } = self.paused_request(&v);
         let wants = visible
             && self.session(key).is_some_and(|s| {
                 s.fetch.as_ref().is_some_and(|f| {
@@ -153,11 +179,7 @@ impl Policy {
                 },
             );
         }
-        if let Some(s) = self.session_mut(key) {
-            s.paused.insert(rid, ());
-        }
-        out.to_client.push(frame.to_string());
-        out.set(Verdict::Forward, "");
+        self.show_paused(key, rid, frame, out);
     }
     /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
     /// the policy's own document pattern is kept in the browser.
@@ -244,5 +266,26 @@ impl Policy {
             return Err(());
         }
         Ok(ends.then(|| rid.to_string()))
+    }
+
+    /// The policy's `Fetch.enable` params on a document session: the client's patterns (if
+    /// it enabled `Fetch`) and the policy's own.
+    pub(super) fn fetch_params(&self, key: &str) -> Value {
+        let s = self.session(key);
+        let mut patterns: Vec<Value> = s
+            .and_then(|s| s.fetch.as_ref())
+            .map(|f| f.raw.clone())
+            .unwrap_or_default();
+        match s {
+            Some(_) => patterns.extend(guard_patterns(&self.effective(key))),
+            None => patterns.push(guard_pattern()),
+        }
+        let mut params = json!({"patterns": patterns});
+        if s.and_then(|s| s.fetch.as_ref())
+            .is_some_and(|f| f.handle_auth)
+        {
+            params["handleAuthRequests"] = Value::Bool(true);
+        }
+        params
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::state::{Check, Hold, Own, Pending, Then};
+use super::state::{Hold, Own, Pending, Probe, Then};
 use super::{Output, Policy, Verdict};
 impl Policy {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
@@ -12,7 +12,7 @@ impl Policy {
     pub(super) fn hold(
         &mut self,
         session: &str,
-        checks: Vec<(&str, Value, Check)>,
+        checks: Vec<(&str, Value, Probe)>,
         then: Vec<Then>,
         out: &mut Output,
     ) -> u64 {
@@ -20,7 +20,7 @@ impl Policy {
         self.next_hold += 1;
         let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
         for (method, params, what) in checks {
-            let msg = self.own_command(session, method, params, Own::Check { hold: hid, what });
+            let msg = self.own_command(session, method, params, Own::Probe { hold: hid, what });
             out.to_browser.push(msg);
         }
         self.holds.insert(
@@ -110,7 +110,7 @@ impl Policy {
         };
         let open = self
             .session(&h.session)
-            .is_some_and(|s| !s.closed && !self.hidden(&s.target, false));
+            .is_some_and(|s| !s.closed && !self.hidden(&s.target));
         let blocked = h.blocked || !open;
         if blocked {
             self.detach(&h.session, out);
@@ -165,11 +165,11 @@ impl Policy {
                 }
                 out.set(Verdict::Own, "guard ready");
             }
-            Own::Check { hold, what } => {
+            Own::Probe { hold, what } => {
                 let ok = v.get("error").is_none();
                 let blocked = match what {
-                    Check::AutoAttach => !ok,
-                    Check::Fetch => {
+                    Probe::AutoAttach => !ok,
+                    Probe::Fetch => {
                         if ok {
                             if let Some(s) = self.sessions.get_mut(&session) {
                                 s.guarded = true;
@@ -177,7 +177,7 @@ impl Policy {
                         }
                         !ok
                     }
-                    Check::FrameTree => {
+                    Probe::FrameTree => {
                         !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
                             Some(main) => {
                                 if main {
@@ -188,7 +188,7 @@ impl Policy {
                             None => false,
                         }
                     }
-                    Check::History { entry } => {
+                    Probe::History { entry } => {
                         let mut found = None;
                         if let Some(entries) = v["result"]["entries"].as_array() {
                             for e in entries {
@@ -241,7 +241,7 @@ impl Policy {
         let checks = vec![(
             "Page.getNavigationHistory",
             json!({}),
-            Check::History { entry },
+            Probe::History { entry },
         )];
         let _ = self.hold(key, checks, then, out);
         out.set(Verdict::Hold, "history entry checked first");

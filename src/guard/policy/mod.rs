@@ -197,7 +197,7 @@ use serde_json::{json, Value};
 
 use crate::protected::Matcher;
 pub use scrub::{internal_url, INTERNAL_SCHEMES};
-use state::{Hold, Own, Pending, Session, Target};
+use state::{Hold, Own, Pending, SessionRecord, TargetRecord};
 
 /// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
 /// integers; a client command with an id in this range is refused.
@@ -206,6 +206,10 @@ pub const RESERVED_IDS: RangeInclusive<i64> = 2_000_000_000..=2_147_483_647;
 /// The part of [`RESERVED_IDS`] the policy's own `Target.setAutoAttach` commands take, counted
 /// down from the top.
 const AUTO_IDS: RangeInclusive<i64> = 2_147_000_000..=2_147_483_647;
+
+/// The key of the root session: the browser connection itself, whose messages carry no
+/// `sessionId`.
+const ROOT: &str = "";
 
 /// The CDP error code of a refusal (Chromium's generic server error).
 pub const REFUSAL_CODE: i64 = -32000;
@@ -302,11 +306,11 @@ pub struct Policy {
     next_auto: i64,
     own: HashMap<i64, (String, Own)>,
     pending: HashMap<(String, i64), Pending>,
-    targets: HashMap<String, Target>,
+    targets: HashMap<String, TargetRecord>,
     gone: state::Bounded<String, bool>,
     seq: u64,
-    root: Session,
-    sessions: HashMap<String, Session>,
+    root: SessionRecord,
+    sessions: HashMap<String, SessionRecord>,
     holds: HashMap<u64, Hold>,
     next_hold: u64,
     now: u64,
@@ -326,7 +330,7 @@ impl Policy {
 
     /// A policy over `matcher` with the limits of `config`.
     pub fn with_config(matcher: Matcher, config: Config) -> Policy {
-        let mut root = Session::new("", state::Kind::Browser, "", config.per_session);
+        let mut root = SessionRecord::new("", state::Kind::Browser, ROOT, config.per_session);
         root.visible = true;
         Policy {
             m: matcher,
@@ -433,7 +437,7 @@ impl Policy {
         }
         self.started = true;
         let msg = self.own_command(
-            "",
+            ROOT,
             "Target.setDiscoverTargets",
             json!({"discover": true, "filter": [{}]}),
             Own::Discover,
@@ -465,22 +469,22 @@ impl Policy {
         }
         self.own.insert(id, (session.to_string(), why));
         let mut msg = json!({"id": id, "method": method, "params": params});
-        if !session.is_empty() {
+        if session != ROOT {
             msg["sessionId"] = Value::String(session.to_string());
         }
         msg.to_string()
     }
 
-    fn session(&self, key: &str) -> Option<&Session> {
-        if key.is_empty() {
+    fn session(&self, key: &str) -> Option<&SessionRecord> {
+        if key == ROOT {
             Some(&self.root)
         } else {
             self.sessions.get(key)
         }
     }
 
-    fn session_mut(&mut self, key: &str) -> Option<&mut Session> {
-        if key.is_empty() {
+    fn session_mut(&mut self, key: &str) -> Option<&mut SessionRecord> {
+        if key == ROOT {
             Some(&mut self.root)
         } else {
             self.sessions.get_mut(key)
@@ -496,7 +500,7 @@ impl Policy {
     /// The refusal error for a client command.
     fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
         let mut msg = json!({"id": id, "error": {"code": REFUSAL_CODE, "message": message}});
-        if !session.is_empty() {
+        if session != ROOT {
             msg["sessionId"] = Value::String(session.to_string());
         }
         msg.to_string()

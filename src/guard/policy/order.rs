@@ -152,7 +152,7 @@ impl Policy {
             && self
                 .sessions
                 .get(&key)
-                .is_none_or(|s| s.closed || self.hidden(&s.target, false));
+                .is_none_or(|s| s.closed || self.hidden(&s.target));
         if gone {
             return self.refusal_frame(&key, &id, self.m.refusal());
         }
@@ -163,7 +163,7 @@ impl Policy {
             items.retain(|i| {
                 i["targetId"]
                     .as_str()
-                    .is_some_and(|t| !self.hidden(t, true))
+                    .is_some_and(|t| !self.hidden_or_unknown(t))
             });
         }
         match self.scrub_member(&mut v, "result") {
@@ -189,7 +189,7 @@ impl Policy {
             !key.is_empty()
                 && p.sessions
                     .get(key)
-                    .is_none_or(|s| s.closed || p.hidden(&s.target, false))
+                    .is_none_or(|s| s.closed || p.hidden(&s.target))
         };
         if shut(self, &session_of(&v)) {
             return None;
@@ -200,7 +200,7 @@ impl Policy {
         if v["method"]
             .as_str()
             .is_some_and(|m| m.starts_with("Target."))
-            && named.is_some_and(|t| self.hidden(t, false))
+            && named.is_some_and(|t| self.hidden(t))
         {
             return None;
         }
@@ -209,7 +209,7 @@ impl Policy {
             let target = v["params"]["targetInfo"]["targetId"]
                 .as_str()
                 .unwrap_or_default();
-            if sid.is_empty() || shut(self, sid) || self.hidden(target, true) {
+            if sid.is_empty() || shut(self, sid) || self.hidden_or_unknown(target) {
                 if let Some(s) = self.sessions.get_mut(sid) {
                     s.visible = false;
                 }

@@ -15,61 +15,10 @@
 //! The same holds on a worker's session (whose requests the page's settings do not reach, but
 //! its own do): the policy's `Fetch` there is on only while the client has set headers.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::fetch::{guard_pattern, guard_patterns};
-use super::state::{Kind, Own};
+use super::state::{Kind, Overrides, Own};
 use super::{Output, Policy};
-
-/// What a client set on a session that reaches the page's requests.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Overrides {
-    /// The header names of its `Network.setExtraHTTPHeaders`, lower case.
-    pub(crate) headers: Vec<String>,
-    /// `Network.setUserAgentOverride`: (a user agent, with its client hints; an
-    /// `Accept-Language`).
-    pub(crate) network: (bool, bool),
-    /// `Emulation.setUserAgentOverride`, kept apart (Chromium keeps both).
-    pub(crate) emulation: (bool, bool),
-}
-
-impl Overrides {
-    /// Whether anything is overridden (the policy then intercepts every request).
-    pub(crate) fn any(&self) -> bool {
-        !self.headers.is_empty() || self.agent() || self.language()
-    }
-
-    fn agent(&self) -> bool {
-        self.network.0 || self.emulation.0
-    }
-
-    fn language(&self) -> bool {
-        self.network.1 || self.emulation.1
-    }
-
-    /// Whether a request header `name` may carry a value the client chose.
-    fn taints(&self, name: &str) -> bool {
-        let name = name.to_ascii_lowercase();
-        self.headers.contains(&name)
-            || (self.agent() && (name == "user-agent" || name.starts_with("sec-ch-ua")))
-            || (self.language() && name == "accept-language")
-    }
-
-    /// The headers of a paused request without the client's values, as `Fetch.continueRequest`
-    /// takes them; `None` when nothing is taken out.
-    pub(crate) fn clean(&self, headers: &Value) -> Option<Value> {
-        let map = headers.as_object()?;
-        if !map.keys().any(|k| self.taints(k)) {
-            return None;
-        }
-        Some(Value::Array(
-            map.iter()
-                .filter(|(k, _)| !self.taints(k))
-                .map(|(k, v)| json!({"name": k, "value": v.as_str().unwrap_or_default()}))
-                .collect(),
-        ))
-    }
-}
 
 /// Whether a user-agent override's `userAgent` sets one (an empty one takes it off).
 fn sets(params: &Value, key: &str) -> bool {
@@ -156,26 +105,5 @@ impl Policy {
             }
         }
         all
-    }
-
-    /// The policy's `Fetch.enable` params on a document session: the client's patterns (if
-    /// it enabled `Fetch`) and the policy's own.
-    pub(super) fn fetch_params(&self, key: &str) -> Value {
-        let s = self.session(key);
-        let mut patterns: Vec<Value> = s
-            .and_then(|s| s.fetch.as_ref())
-            .map(|f| f.raw.clone())
-            .unwrap_or_default();
-        match s {
-            Some(_) => patterns.extend(guard_patterns(&self.effective(key))),
-            None => patterns.push(guard_pattern()),
-        }
-        let mut params = json!({"patterns": patterns});
-        if s.and_then(|s| s.fetch.as_ref())
-            .is_some_and(|f| f.handle_auth)
-        {
-            params["handleAuthRequests"] = Value::Bool(true);
-        }
-        params
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::client::Step;
 use super::fetch::guard_pattern;
 use super::pattern::TargetFilter;
-use super::state::{Check, Kind, Own, Pending, Session, Then};
+use super::state::{Kind, Own, Pending, Probe, SessionRecord, Then};
 use super::{Output, Policy, Verdict};
 
 /// Why a session to a tab with a protected page in its back/forward list is refused.
@@ -84,9 +84,9 @@ impl Policy {
                 .map_or(Kind::Document, |t| Kind::of(&t.kind));
             self.sessions.insert(
                 sid.clone(),
-                Session::new(&target, kind, key, self.cfg.per_session),
+                SessionRecord::new(&target, kind, key, self.cfg.per_session),
             );
-            if self.hidden(&target, true) {
+            if self.hidden_or_unknown(&target) {
                 self.detach(&sid, out);
             } else {
                 return self.check_session(&sid, vec![then], out);
@@ -146,7 +146,7 @@ impl Policy {
         }
         let own = parent_kind == Kind::Document && !client_wants;
         let protected = self.learn(&info, out);
-        let mut session = Session::new(&target, kind, key, self.cfg.per_session);
+        let mut session = SessionRecord::new(&target, kind, key, self.cfg.per_session);
         session.own = own;
         self.sessions.insert(sid.clone(), session);
         if protected {
@@ -203,14 +203,14 @@ impl Policy {
         let mut checks = vec![(
             "Fetch.enable",
             json!({"patterns": [guard_pattern()]}),
-            Check::Fetch,
+            Probe::Fetch,
         )];
         if !waiting {
-            checks.push(("Page.getFrameTree", json!({}), Check::FrameTree));
+            checks.push(("Page.getFrameTree", json!({}), Probe::FrameTree));
             // The policy's own auto-attach: every frame of the page in another process
             // becomes a session of the policy's, intercepted and judged like this one. The
             // frames already there are announced before this is answered.
-            checks.push(("Target.setAutoAttach", own_auto_attach(), Check::AutoAttach));
+            checks.push(("Target.setAutoAttach", own_auto_attach(), Probe::AutoAttach));
         } else {
             // Sent before the client may resume the target: no child exists yet.
             let msg = self.own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
@@ -233,9 +233,9 @@ impl Policy {
         self.keep_place(hid, out);
         if waiting {
             // No hold counts this check (u64::MAX is never a hold's id).
-            let what = Own::Check {
+            let what = Own::Probe {
                 hold: u64::MAX,
-                what: Check::FrameTree,
+                what: Probe::FrameTree,
             };
             let msg = self.own_command(sid, "Page.getFrameTree", json!({}), what);
             out.to_browser.push(msg);
@@ -264,7 +264,7 @@ impl Policy {
         }
         let _ = key;
         let mut changed = false;
-        if self.hidden(&s.target, false) {
+        if self.hidden(&s.target) {
             if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                 changed = params.remove("targetId").is_some();
             }
@@ -489,7 +489,7 @@ impl Policy {
     /// A `Target.attachToBrowserTarget` result: the new session is a browser session.
     pub(super) fn browser_session_response(&mut self, v: &Value, key: &str) {
         if let Some(sid) = v["result"]["sessionId"].as_str() {
-            let mut s = Session::new("", Kind::Browser, key, self.cfg.per_session);
+            let mut s = SessionRecord::new("", Kind::Browser, key, self.cfg.per_session);
             s.visible = true;
             self.sessions.insert(sid.to_string(), s);
         }

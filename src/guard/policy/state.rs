@@ -3,7 +3,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::pattern::{FetchPattern, TargetFilter};
 
@@ -99,7 +99,7 @@ impl Recent {
 
 /// A target as the policy last saw it.
 #[derive(Debug)]
-pub(crate) struct Target {
+pub(crate) struct TargetRecord {
     /// The last `TargetInfo`.
     pub(crate) info: Value,
     /// Its `type`.
@@ -154,7 +154,7 @@ pub(crate) struct ClientFetch {
 
 /// A CDP session (the root is the one without a session id).
 #[derive(Debug)]
-pub(crate) struct Session {
+pub(crate) struct SessionRecord {
     /// Its target id (empty for the root).
     pub(crate) target: String,
     pub(crate) kind: Kind,
@@ -200,14 +200,14 @@ pub(crate) struct Session {
     /// on before, pauses their redirects too).
     pub(crate) navigations: Bounded<String, ()>,
     /// Request headers the client set here (kept off protected requests).
-    pub(crate) overrides: super::overrides::Overrides,
+    pub(crate) overrides: Overrides,
     /// `Runtime` object ids the client was shown here (it may name only these).
     pub(crate) objects: Recent,
 }
 
-impl Session {
-    pub(crate) fn new(target: &str, kind: Kind, parent: &str, cap: usize) -> Session {
-        Session {
+impl SessionRecord {
+    pub(crate) fn new(target: &str, kind: Kind, parent: &str, cap: usize) -> SessionRecord {
+        SessionRecord {
             target: target.to_string(),
             kind,
             parent: parent.to_string(),
@@ -250,7 +250,7 @@ pub(crate) enum Own {
     /// Fire and forget (continue, fail, detach, resume).
     Ignore,
     /// Part of a hold's checks.
-    Check { hold: u64, what: Check },
+    Probe { hold: u64, what: Probe },
     /// A step of a `Storage.clearCookies` the policy does itself (see `compat`).
     Clear(Clearing),
     /// `Page.getNavigationHistory` on a new page session: a protected entry the tab could go
@@ -263,7 +263,7 @@ pub(crate) enum Own {
 
 /// A check a hold waits for.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Check {
+pub(crate) enum Probe {
     /// The policy's `Fetch.enable` on a new session.
     Fetch,
     /// `Page.getFrameTree` on a new session: no frame of it may be protected.
@@ -328,4 +328,54 @@ pub(crate) struct Clearing {
     pub(crate) id: i64,
     /// The browser context named, if any.
     pub(crate) context: Option<Value>,
+}
+
+/// What a client set on a session that reaches the page's requests.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Overrides {
+    /// The header names of its `Network.setExtraHTTPHeaders`, lower case.
+    pub(crate) headers: Vec<String>,
+    /// `Network.setUserAgentOverride`: (a user agent, with its client hints; an
+    /// `Accept-Language`).
+    pub(crate) network: (bool, bool),
+    /// `Emulation.setUserAgentOverride`, kept apart (Chromium keeps both).
+    pub(crate) emulation: (bool, bool),
+}
+
+impl Overrides {
+    /// Whether anything is overridden (the policy then intercepts every request).
+    pub(crate) fn any(&self) -> bool {
+        !self.headers.is_empty() || self.agent() || self.language()
+    }
+
+    fn agent(&self) -> bool {
+        self.network.0 || self.emulation.0
+    }
+
+    fn language(&self) -> bool {
+        self.network.1 || self.emulation.1
+    }
+
+    /// Whether a request header `name` may carry a value the client chose.
+    fn taints(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.headers.contains(&name)
+            || (self.agent() && (name == "user-agent" || name.starts_with("sec-ch-ua")))
+            || (self.language() && name == "accept-language")
+    }
+
+    /// The headers of a paused request without the client's values, as `Fetch.continueRequest`
+    /// takes them; `None` when nothing is taken out.
+    pub(crate) fn clean(&self, headers: &Value) -> Option<Value> {
+        let map = headers.as_object()?;
+        if !map.keys().any(|k| self.taints(k)) {
+            return None;
+        }
+        Some(Value::Array(
+            map.iter()
+                .filter(|(k, _)| !self.taints(k))
+                .map(|(k, v)| json!({"name": k, "value": v.as_str().unwrap_or_default()}))
+                .collect(),
+        ))
+    }
 }

@@ -5,13 +5,22 @@ use serde_json::{json, Value};
 
 use super::pattern::TargetFilter;
 use super::scrub::Judging;
-use super::state::Target;
+use super::state::TargetRecord;
 use super::{internal_url, Output, Policy, Verdict};
 use crate::protected::Opener;
 impl Policy {
-    /// Whether a target is protected; a target the policy does not know counts as protected
-    /// when `unknown` says so.
-    pub(super) fn hidden(&self, id: &str, unknown: bool) -> bool {
+    /// Whether a target is protected (a destroyed one as it was; one the policy never saw is
+    /// not): for what the browser reports.
+    pub(super) fn hidden(&self, id: &str) -> bool {
+        self.protected_or(id, false)
+    }
+
+    /// Whether a target is protected, or one the policy never saw: for what the client names.
+    pub(super) fn hidden_or_unknown(&self, id: &str) -> bool {
+        self.protected_or(id, true)
+    }
+
+    fn protected_or(&self, id: &str, unknown: bool) -> bool {
         match self.targets.get(id) {
             Some(t) => t.protected,
             None => self.gone.get(&id.to_string()).copied().unwrap_or(unknown),
@@ -114,7 +123,7 @@ impl Policy {
                 self.seq += 1;
                 self.targets.insert(
                     id.to_string(),
-                    Target {
+                    TargetRecord {
                         info: info.clone(),
                         kind: kind.to_string(),
                         protected,
@@ -236,7 +245,7 @@ impl Policy {
                 let mut changed = false;
                 let judging = Judging {
                     m: &self.m,
-                    hidden: |t: &str| self.hidden(t, false),
+                    hidden: |t: &str| self.hidden(t),
                     cookie_params: false,
                 };
                 judging.scrub(&mut info, &mut changed);
@@ -273,7 +282,7 @@ impl Policy {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        let hidden = self.hidden(&id, false);
+        let hidden = self.hidden(&id);
         let announced = self.targets.get(&id).is_some_and(|t| t.announced);
         if method == "Target.targetDestroyed" {
             if let Some(t) = self.targets.remove(&id) {
