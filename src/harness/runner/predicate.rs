@@ -35,76 +35,124 @@ use serde_json::{Map, Value};
 /// The operators a predicate object may use.
 pub const OPERATORS: [&str; 5] = ["$contains", "$regex", "$some", "$every", "$encoded"];
 
+/// Why a predicate is invalid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PredicateFault {
+    /// An array where a predicate belongs.
+    Array,
+    /// `$contains` or `$regex` (the operator) with an operand that is not a string.
+    NotAString(String),
+    /// A `$regex` that does not compile: the compiler's message.
+    Regex(String),
+    /// `$encoded` with an operand that is not an object.
+    EncodedShape,
+    /// `$encoded` without a string `value`.
+    EncodedValue,
+    /// `$encoded` with a `prefix` that is not a string.
+    EncodedPrefix,
+    /// `$encoded` with a member other than `value` and `prefix`.
+    EncodedMember(String),
+    /// A `$` key that is not one of [`OPERATORS`].
+    UnknownOperator(String),
+}
+
+/// An invalid predicate: what is wrong ([`PredicateFault`]) and where (`at`, a JSON pointer into
+/// the predicate; empty for its top).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredicateError {
+    /// Where, as a JSON pointer into the predicate (empty: the predicate itself).
+    pub at: String,
+    /// What.
+    pub fault: PredicateFault,
+}
+
+impl std::fmt::Display for PredicateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "predicate at {}: ", display(&self.at))?;
+        match &self.fault {
+            PredicateFault::Array => write!(f, "arrays are not predicates (use $some or $every)"),
+            PredicateFault::NotAString(op) => write!(f, "{op} takes a string"),
+            PredicateFault::Regex(e) => write!(f, "{e}"),
+            PredicateFault::EncodedShape => {
+                write!(f, "$encoded takes {{\"value\", \"prefix\"?}}")
+            }
+            PredicateFault::EncodedValue => write!(f, "$encoded needs a string value"),
+            PredicateFault::EncodedPrefix => write!(f, "$encoded's prefix is a string"),
+            PredicateFault::EncodedMember(k) => write!(f, "$encoded has an unknown member {k:?}"),
+            PredicateFault::UnknownOperator(k) => write!(
+                f,
+                "unknown operator {k} (the operators are {})",
+                OPERATORS.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PredicateError {}
+
 /// Whether `actual` matches `predicate`; an error says what makes the predicate invalid and
 /// where (a JSON pointer into the predicate).
-pub fn matches(predicate: &Value, actual: &Value) -> Result<bool, String> {
+pub fn matches(predicate: &Value, actual: &Value) -> Result<bool, PredicateError> {
     validate(predicate)?;
     Ok(eval(predicate, Some(actual)))
 }
 
 /// Whether a value that may be missing (a path that led nowhere) matches: a missing value
 /// matches nothing.
-pub fn matches_opt(predicate: &Value, actual: Option<&Value>) -> Result<bool, String> {
+pub fn matches_opt(predicate: &Value, actual: Option<&Value>) -> Result<bool, PredicateError> {
     validate(predicate)?;
     Ok(eval(predicate, actual))
 }
 
 /// Checks a predicate without a value: arrays, unknown `$` operators, operands of the wrong
 /// type and regular expressions that don't compile are errors.
-pub fn validate(predicate: &Value) -> Result<(), String> {
+pub fn validate(predicate: &Value) -> Result<(), PredicateError> {
     validate_at(predicate, "")
 }
 
-fn validate_at(predicate: &Value, at: &str) -> Result<(), String> {
+fn validate_at(predicate: &Value, at: &str) -> Result<(), PredicateError> {
     let here = |rest: &str| crate::json::child(at, rest);
+    let fail = |at: &str, fault: PredicateFault| {
+        Err(PredicateError {
+            at: at.to_string(),
+            fault,
+        })
+    };
     match predicate {
-        Value::Array(_) => Err(format!(
-            "predicate at {}: arrays are not predicates (use $some or $every)",
-            display(at)
-        )),
+        Value::Array(_) => fail(at, PredicateFault::Array),
         Value::Object(map) => {
             for (key, value) in map {
                 let path = here(key);
                 match key.as_str() {
                     "$contains" | "$regex" => {
                         let Value::String(s) = value else {
-                            return Err(format!("predicate at {path}: {key} takes a string"));
+                            return fail(&path, PredicateFault::NotAString(key.clone()));
                         };
                         if key == "$regex" {
-                            with_regex(s, |_| ())
-                                .map_err(|e| format!("predicate at {path}: {e}"))?;
+                            if let Err(e) = with_regex(s, |_| ()) {
+                                return fail(&path, PredicateFault::Regex(e));
+                            }
                         }
                     }
                     "$some" | "$every" => validate_at(value, &path)?,
                     "$encoded" => {
                         let Value::Object(enc) = value else {
-                            return Err(format!(
-                                "predicate at {path}: $encoded takes {{\"value\", \"prefix\"?}}"
-                            ));
+                            return fail(&path, PredicateFault::EncodedShape);
                         };
                         if !matches!(enc.get("value"), Some(Value::String(_))) {
-                            return Err(format!(
-                                "predicate at {path}: $encoded needs a string value"
-                            ));
+                            return fail(&path, PredicateFault::EncodedValue);
                         }
                         if let Some(p) = enc.get("prefix") {
                             if !p.is_string() {
-                                return Err(format!(
-                                    "predicate at {path}: $encoded's prefix is a string"
-                                ));
+                                return fail(&path, PredicateFault::EncodedPrefix);
                             }
                         }
                         if let Some(k) = enc.keys().find(|k| *k != "value" && *k != "prefix") {
-                            return Err(format!(
-                                "predicate at {path}: $encoded has an unknown member {k:?}"
-                            ));
+                            return fail(&path, PredicateFault::EncodedMember(k.clone()));
                         }
                     }
                     k if k.starts_with('$') => {
-                        return Err(format!(
-                            "predicate at {path}: unknown operator {k} (the operators are {})",
-                            OPERATORS.join(", ")
-                        ))
+                        return fail(&path, PredicateFault::UnknownOperator(k.to_string()))
                     }
                     _ => validate_at(value, &path)?,
                 }
@@ -251,6 +299,36 @@ pub(crate) fn with_regex<T>(pattern: &str, f: impl FnOnce(&Regex) -> T) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An invalid predicate's error says what and where, as a type, and reads as before.
+    #[test]
+    fn invalid_predicates_give_typed_errors() {
+        let e = |p: Value| validate(&p).expect_err("invalid");
+        let bad = e(serde_json::json!({ "a": { "$some": { "$nope": 1 } } }));
+        assert_eq!(bad.at, "/a/$some/$nope");
+        assert_eq!(bad.fault, PredicateFault::UnknownOperator("$nope".into()));
+        assert_eq!(
+            bad.to_string(),
+            format!(
+                "predicate at /a/$some/$nope: unknown operator $nope (the operators are {})",
+                OPERATORS.join(", ")
+            )
+        );
+        let top = e(serde_json::json!([1]));
+        assert_eq!((top.at.as_str(), &top.fault), ("", &PredicateFault::Array));
+        assert!(
+            top.to_string().starts_with("predicate at the top: arrays"),
+            "{top}"
+        );
+        let regex = e(serde_json::json!({ "$regex": "(" }));
+        assert!(matches!(regex.fault, PredicateFault::Regex(_)), "{regex:?}");
+        let member = e(serde_json::json!({ "$encoded": { "value": "v", "x": 1 } }));
+        assert_eq!(member.fault, PredicateFault::EncodedMember("x".into()));
+        assert_eq!(
+            e(serde_json::json!({ "$contains": 1 })).fault,
+            PredicateFault::NotAString("$contains".into())
+        );
+    }
 
     #[test]
     fn base64_both_alphabets() {

@@ -136,7 +136,7 @@ impl<'a> Ctx<'a> {
         match predicate::matches_opt(predicate, actual) {
             Ok(b) => b,
             Err(e) => {
-                self.error(e);
+                self.error(e.to_string());
                 false
             }
         }
