@@ -218,8 +218,8 @@ pub(crate) fn response(buf: &[u8], limits: &HeadLimits) -> Result<Option<Respons
     }
 }
 
-/// A `Content-Length` value: digits, repeated identical values allowed (`5, 5`, RFC 9110
-/// §8.6); `Err` for anything else, different values included.
+/// A `Content-Length` value: digits, repeated identical values allowed (`5, 5`,
+/// RFC 9110 §8.6); `Err` for anything else, different values included.
 pub(crate) fn content_length(value: &str) -> Result<usize, LengthError> {
     let mut found: Option<usize> = None;
     for part in value.split(',') {
