@@ -47,8 +47,8 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.bfcache-history-entry", "Page.navigateToHistoryEntry into a vault page held in the back/forward cache", bfcache_history_entry).tries(3),
         A::new("c2.back-no-store", "history.back() into a no-store vault page (a network reload)", back_no_store).tries(3),
         // Class 3: browser-internal pages.
-        A::new("c3.chrome-history", "chrome://history lists a visited vault URL with its secret query", chrome_history),
-        A::new("c3.chrome-history-navigate", "the client's page navigates itself to chrome://history", chrome_history_navigate),
+        A::new("c3.chrome-history", "chrome://history lists a visited vault URL with its secret query", chrome_history).tries(3),
+        A::new("c3.chrome-history-navigate", "the client's page navigates itself to chrome://history", chrome_history_navigate).tries(3),
         A::new("c3.chrome-inspect", "chrome://inspect lists the vault tab's URL", chrome_inspect),
         A::new("c3.process-internals", "chrome://process-internals lists the vault tab's URL", process_internals),
         A::new("c3.serviceworker-internals", "chrome://serviceworker-internals lists the vault worker's script URL", serviceworker_internals),
@@ -212,6 +212,12 @@ const DEEP_TEXT: &str = "(() => { const out = []; const walk = (n) => { if (n.no
     for (const c of n.childNodes) walk(c); }; walk(document.documentElement); return out.join('\\n'); })()";
 
 /// Polls the deep text of the client's `session` until it holds the secret (at most `ms`).
+/// How long an attack polls chrome://history for the visited secret URL. Chromium writes
+/// history in the background; at load average 50 on two cores 6 s was not enough for the
+/// unguarded leg (twice in a row), so the attack "did not work unguarded" and the suite failed.
+/// Through a guard the page is refused before any polling, so the bound costs nothing there.
+const HISTORY_MS: u64 = 15_000;
+
 fn deep_text_holds_secret(ctx: &Ctx, session: &str, what: &str, ms: u64) -> Res {
     let deadline = std::time::Instant::now() + Duration::from_millis(ms);
     let mut last = String::new();
@@ -360,7 +366,7 @@ fn bfcache_back(ctx: &Ctx) -> Res {
 fn chrome_history(ctx: &Ctx) -> Res {
     user_visits_secret_url(ctx)?;
     let (_, s) = ctx.open("chrome://history")?;
-    deep_text_holds_secret(ctx, &s, "chrome://history", 6000)
+    deep_text_holds_secret(ctx, &s, "chrome://history", HISTORY_MS)
 }
 
 // ---- class 4: profiling ----
@@ -1058,7 +1064,7 @@ fn chrome_history_navigate(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     sleep(500);
-    deep_text_holds_secret(ctx, &s, "chrome://history", 6000)
+    deep_text_holds_secret(ctx, &s, "chrome://history", HISTORY_MS)
 }
 
 /// The user has the vault open with the secret in its URL; the client opens `page` and reads it.
