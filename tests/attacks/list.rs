@@ -1702,19 +1702,41 @@ fn load_network_resource(ctx: &Ctx) -> Res {
 }
 
 /// The client's page loads the vault's `/secret.js` as a script; its session.
+/// The client's page loads the vault script at `path` with a `<script>` element and waits for
+/// it to load or fail.
+fn load_vault_script(ctx: &Ctx, s: &str, path: &str) -> Result<(), Stop> {
+    ctx.eval(
+        s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(ctx.vault(path))
+        ),
+    )?;
+    Ok(())
+}
+
+/// `DOMDebugger.getEventListeners` of the page's `window`, fetched in an object group so the
+/// listeners come with their handler objects.
+fn window_listeners(ctx: &Ctx, s: &str) -> Result<Value, Stop> {
+    let w = ctx.send(
+        "Runtime.evaluate",
+        json!({"expression": "window", "objectGroup": "attack"}),
+        Some(s),
+    )?;
+    ctx.send(
+        "DOMDebugger.getEventListeners",
+        json!({"objectId": w["result"]["objectId"]}),
+        Some(s),
+    )
+}
+
 fn page_with_vault_script(
     ctx: &Ctx,
     before: &dyn Fn(&str) -> Result<(), Stop>,
 ) -> Result<String, Stop> {
     let (_, s) = client_page(ctx, None)?;
     before(&s)?;
-    ctx.eval(
-        &s,
-        &format!(
-            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
-            json!(ctx.vault("/secret.js"))
-        ),
-    )?;
+    load_vault_script(ctx, &s, "/secret.js")?;
     Ok(s)
 }
 
@@ -1906,24 +1928,8 @@ fn object_text(ctx: &Ctx, s: &str, object: &Value, depth: u32, out: &mut String)
 
 fn function_scopes(ctx: &Ctx) -> Res {
     let (_, s) = client_page(ctx, None)?;
-    ctx.eval(
-        &s,
-        &format!(
-            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
-            json!(ctx.vault("/secret.js?keep=1"))
-        ),
-    )?;
-    // With an object group, the listeners come with their handler objects.
-    let w = ctx.send(
-        "Runtime.evaluate",
-        json!({"expression": "window", "objectGroup": "attack"}),
-        Some(&s),
-    )?;
-    let listeners = ctx.send(
-        "DOMDebugger.getEventListeners",
-        json!({"objectId": w["result"]["objectId"]}),
-        Some(&s),
-    )?;
+    load_vault_script(ctx, &s, "/secret.js?keep=1")?;
+    let listeners = window_listeners(ctx, &s)?;
     let mut text = String::new();
     for l in listeners["listeners"]
         .as_array()
@@ -1942,23 +1948,8 @@ fn function_scopes(ctx: &Ctx) -> Res {
 
 fn scopes_object_id_guess(ctx: &Ctx) -> Res {
     let (_, s) = client_page(ctx, None)?;
-    ctx.eval(
-        &s,
-        &format!(
-            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
-            json!(ctx.vault("/secret.js?keep=1"))
-        ),
-    )?;
-    let w = ctx.send(
-        "Runtime.evaluate",
-        json!({"expression": "window", "objectGroup": "attack"}),
-        Some(&s),
-    )?;
-    let listeners = ctx.send(
-        "DOMDebugger.getEventListeners",
-        json!({"objectId": w["result"]["objectId"]}),
-        Some(&s),
-    )?;
+    load_vault_script(ctx, &s, "/secret.js?keep=1")?;
+    let listeners = window_listeners(ctx, &s)?;
     let handler = listeners["listeners"]
         .as_array()
         .and_then(|ls| ls.iter().find(|l| l["type"] == "message"))
@@ -1988,13 +1979,7 @@ fn scopes_object_id_guess(ctx: &Ctx) -> Res {
 
 fn query_objects(ctx: &Ctx) -> Res {
     let (_, s) = client_page(ctx, None)?;
-    ctx.eval(
-        &s,
-        &format!(
-            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
-            json!(ctx.vault("/secret.js?keep=1"))
-        ),
-    )?;
+    load_vault_script(ctx, &s, "/secret.js?keep=1")?;
     let proto = ctx.send(
         "Runtime.evaluate",
         json!({"expression": "Object.prototype"}),
