@@ -49,7 +49,7 @@ use std::time::{Duration, Instant};
 use super::cdp::{leg_clients, CdpClient, CdpOptions};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
-    self, count_rows, Clients, Guard, LegRequest, RowResult, RunOptions, StandIn,
+    self, count_rows, Clients, Guard, LegRequest, RowResult, RunError, RunOptions, StandIn,
 };
 use super::runner::expand::Origins;
 use super::runner::judge::CapabilitySet;
@@ -485,7 +485,7 @@ pub fn runnable(set: &Vectors) -> Vectors {
 
 /// How many rows of `set` a run with `options` covers (text vectors' `not-run` rows too: pass
 /// [`runnable`]`(set)` for the self-test's count).
-pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, String> {
+pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, RunError> {
     count_rows(set, &run_options(options))
 }
 

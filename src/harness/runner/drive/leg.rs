@@ -26,44 +26,8 @@ pub(super) fn run<'v>(
     stand_in: Arc<dyn StandIn>,
     checks: &LegChecks<'v>,
 ) -> (Record, Vars, ExpandedChecks<'v>) {
-    let start_mark = stand_in.mark();
     let tag = setup.vars.tag().to_string();
-    let leg = Arc::new(LegState {
-        client: Arc::clone(&setup.client),
-        observer: setup.observer.clone(),
-        stand_in,
-        vars: Mutex::new(setup.vars.clone()),
-        record: Mutex::new(Record {
-            tag: tag.clone(),
-            observer: setup.observer.is_some(),
-            ..Record::default()
-        }),
-        page: Mutex::new(None),
-        children: Mutex::new(Vec::new()),
-        has_children_step: setup
-            .steps
-            .iter()
-            .any(|s| matches!(s.step, Step::Children(_))),
-        self_detached: Mutex::new(BTreeSet::new()),
-        rules: Mutex::new(Vec::new()),
-        answers: Mutex::new(Vec::new()),
-        paused: Mutex::new(Vec::new()),
-        own_targets: Mutex::new(BTreeSet::new()),
-        opened: Mutex::new(Vec::new()),
-        observer_opened: Mutex::new(Vec::new()),
-        child_threads: Mutex::new(Vec::new()),
-        background: Mutex::new(BTreeMap::new()),
-        action: Mutex::new(None),
-        plant_sessions: Mutex::new(BTreeMap::new()),
-        plant: setup.plant,
-        page_context: Mutex::new(setup.context.clone()),
-        stop: AtomicBool::new(false),
-        detach_delay: setup.detach_delay,
-        context: setup.context.clone(),
-        start_event: setup.client.event_count(),
-        start_mark,
-        probes: AtomicUsize::new(0),
-    });
+    let leg = LegState::new(setup, stand_in);
     let pump = {
         let leg = Arc::clone(&leg);
         std::thread::spawn(move || pump(&leg))
@@ -135,6 +99,47 @@ pub(super) fn run<'v>(
 }
 
 impl LegState {
+    /// The state of a leg about to run `setup` (nothing is sent yet).
+    pub(super) fn new(setup: &LegSetup, stand_in: Arc<dyn StandIn>) -> Arc<LegState> {
+        let start_mark = stand_in.mark();
+        Arc::new(LegState {
+            client: Arc::clone(&setup.client),
+            observer: setup.observer.clone(),
+            stand_in,
+            vars: Mutex::new(setup.vars.clone()),
+            record: Mutex::new(Record {
+                tag: setup.vars.tag().to_string(),
+                observer: setup.observer.is_some(),
+                ..Record::default()
+            }),
+            page: Mutex::new(None),
+            children: Mutex::new(Vec::new()),
+            has_children_step: setup
+                .steps
+                .iter()
+                .any(|s| matches!(s.step, Step::Children(_))),
+            self_detached: Mutex::new(BTreeSet::new()),
+            rules: Mutex::new(Vec::new()),
+            answers: Mutex::new(Vec::new()),
+            paused: Mutex::new(Vec::new()),
+            own_targets: Mutex::new(BTreeSet::new()),
+            opened: Mutex::new(Vec::new()),
+            observer_opened: Mutex::new(Vec::new()),
+            child_threads: Mutex::new(Vec::new()),
+            background: Mutex::new(BTreeMap::new()),
+            action: Mutex::new(None),
+            plant_sessions: Mutex::new(BTreeMap::new()),
+            plant: setup.plant,
+            page_context: Mutex::new(setup.context.clone()),
+            stop: AtomicBool::new(false),
+            detach_delay: setup.detach_delay,
+            context: setup.context.clone(),
+            start_event: setup.client.event_count(),
+            start_mark,
+            probes: AtomicUsize::new(0),
+        })
+    }
+
     /// The stand-in's log since the leg started, once every probe that ran has its beacon in it
     /// (a probe evaluates to its marker as it sends the beacon, so the beacon may still be on
     /// its way; waited for up to [`PROBE_WAIT`]).

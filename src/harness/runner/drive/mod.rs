@@ -21,6 +21,7 @@
 //! (an auto-attached target a `children` step ran on) and `attached` (an explicit
 //! `Target.attachToTarget`).
 
+mod error;
 mod leg;
 mod observe;
 mod pump;
@@ -41,9 +42,10 @@ use super::transport::Transport;
 pub use super::plan::{
     cookie_for, names_read, plants_canary, says_plant, uses_default_context, Plant,
 };
-pub use remote::RemoteStandIn;
+pub use remote::{RemoteStandIn, StandInUrlError};
 pub use rows::{
-    count_rows, new_tag, run, variant_delay, Clients, Guard, LegRequest, RowResult, RunOptions,
+    count_rows, new_tag, run, variant_delay, Clients, Guard, LegRequest, RowResult, RunError,
+    RunOptions,
 };
 
 /// How long a page navigation, a page's load or a tab's first load may take.

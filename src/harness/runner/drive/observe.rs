@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
+use super::error::{NavigateFault, ObserverError};
 use super::state::{LegState, SessionRole};
 use super::util::{eval_outcome, lock};
 use super::LOAD_TIMEOUT;
@@ -16,14 +17,11 @@ use crate::harness::runner::transport::{Event, Transport};
 impl LegState {
     /// Plants the canary on `{target}` through the observer: the stand-in's `/plant` in a tab of
     /// the leg's context, then the storage canary stored by that page.
-    pub(super) fn plant(&self) -> Result<(), String> {
-        let observer = self
-            .observer
-            .as_ref()
-            .ok_or("no unguarded observer to plant with")?;
-        let target = self.var("target").ok_or("no {target}")?;
+    pub(super) fn plant(&self) -> Result<(), ObserverError> {
+        let observer = self.observer.as_ref().ok_or(ObserverError::NoObserver)?;
+        let target = self.var("target").ok_or(ObserverError::NoVar("target"))?;
         let tag = self.var("tag").unwrap_or_default();
-        let cookie = self.var("cookie").ok_or("no {cookie}")?;
+        let cookie = self.var("cookie").ok_or(ObserverError::NoVar("cookie"))?;
         let url = format!(
             "{target}/plant?tag={}&name={}&value={}",
             encode_uri_component(&tag),
@@ -40,8 +38,8 @@ impl LegState {
             }),
             Some(&session),
         );
-        if let Recorded::Failed(e) = eval_outcome(answer) {
-            return Err(format!("storage canary on {target}: {e}"));
+        if let Recorded::Failed(why) = eval_outcome(answer) {
+            return Err(ObserverError::Canary { target, why });
         }
         lock(&self.plant_sessions).insert(target, session);
         Ok(())
@@ -49,7 +47,18 @@ impl LegState {
 
     /// Opens a tab at `url` through the observer, in the leg's context, and waits for its load;
     /// returns the observer's session on it.
-    fn observer_tab(&self, observer: &dyn Transport, url: &str) -> Result<String, String> {
+    fn observer_tab(&self, observer: &dyn Transport, url: &str) -> Result<String, ObserverError> {
+        let call = |method| {
+            move |error| ObserverError::Call {
+                method,
+                on: None,
+                error,
+            }
+        };
+        let navigate = |fault| ObserverError::Navigate {
+            url: url.to_string(),
+            fault,
+        };
         let mut params = json!({ "url": "about:blank", "background": true });
         // The context of the row's page when it has one (a `tab` step may have opened it in a
         // context of its own), else the leg's.
@@ -61,23 +70,23 @@ impl LegState {
         }
         let created = observer
             .send("Target.createTarget", params, None)
-            .map_err(|e| format!("observer Target.createTarget: {e}"))?;
+            .map_err(call("Target.createTarget"))?;
         let target_id = created
             .get("targetId")
             .and_then(Value::as_str)
-            .ok_or("observer: no targetId")?
+            .ok_or(ObserverError::Missing("targetId"))?
             .to_string();
         lock(&self.observer_opened).push(target_id.clone());
         let session = self.observer_session(observer, &target_id)?;
         observer
             .send("Page.enable", json!({}), Some(&session))
-            .map_err(|e| format!("observer Page.enable: {e}"))?;
+            .map_err(call("Page.enable"))?;
         let from = observer.event_count();
         let answer = observer
             .send("Page.navigate", json!({ "url": url }), Some(&session))
-            .map_err(|e| format!("observer Page.navigate {url}: {e}"))?;
+            .map_err(|e| navigate(NavigateFault::Call(e)))?;
         if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
-            return Err(format!("observer Page.navigate {url}: {error}"));
+            return Err(navigate(NavigateFault::Refused(error.to_string())));
         }
         let sid = session.clone();
         observer
@@ -89,7 +98,10 @@ impl LegState {
                 },
                 LOAD_TIMEOUT,
             )
-            .ok_or_else(|| format!("observer: {url} did not load within 10000ms"))?;
+            .ok_or_else(|| ObserverError::NoLoad {
+                url: url.to_string(),
+                wait: LOAD_TIMEOUT,
+            })?;
         Ok(session)
     }
 
@@ -98,18 +110,22 @@ impl LegState {
         &self,
         observer: &dyn Transport,
         target_id: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, ObserverError> {
         observer
             .send(
                 "Target.attachToTarget",
                 json!({ "targetId": target_id, "flatten": true }),
                 None,
             )
-            .map_err(|e| format!("observer Target.attachToTarget {target_id}: {e}"))?
+            .map_err(|error| ObserverError::Call {
+                method: "Target.attachToTarget",
+                on: Some(target_id.to_string()),
+                error,
+            })?
             .get("sessionId")
             .and_then(Value::as_str)
             .map(str::to_string)
-            .ok_or_else(|| "observer: no sessionId".to_string())
+            .ok_or(ObserverError::Missing("sessionId"))
     }
 
     /// `f` on a flat session of the observer's on `target_id`, detached afterwards.
@@ -118,7 +134,7 @@ impl LegState {
         observer: &dyn Transport,
         target_id: &str,
         f: impl FnOnce(&str) -> T,
-    ) -> Result<T, String> {
+    ) -> Result<T, ObserverError> {
         let sid = self.observer_session(observer, target_id)?;
         let out = f(&sid);
         let _ = observer.send("Target.detachFromTarget", json!({ "sessionId": sid }), None);
@@ -168,7 +184,7 @@ impl LegState {
                         Some(sid),
                     ))
                 })
-                .unwrap_or_else(Recorded::Failed)
+                .unwrap_or_else(|e| Recorded::Failed(e.to_string()))
             }
             Read::History { session } => {
                 let Some(target) = self.read_target(session) else {
@@ -190,7 +206,7 @@ impl LegState {
                         Err(e) => Recorded::Failed(e.to_string()),
                     }
                 })
-                .unwrap_or_else(Recorded::Failed)
+                .unwrap_or_else(|e| Recorded::Failed(e.to_string()))
             }
             Read::Errors { session, frame } => {
                 let Some(target) = self.read_target(session) else {
@@ -214,7 +230,7 @@ impl LegState {
             observer.send("Page.getFrameTree", json!({}), Some(sid))
         });
         match read {
-            Err(e) => return Recorded::Failed(e),
+            Err(e) => return Recorded::Failed(e.to_string()),
             Ok(Err(e)) => return Recorded::Failed(format!("Page.getFrameTree: {e}")),
             Ok(Ok(tree)) => {
                 if let Some(root) = tree.get("frameTree") {

@@ -91,6 +91,41 @@ pub struct RunOptions {
     pub parallel: usize,
 }
 
+/// Why a run (or its row count) cannot start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunError {
+    /// A variant of [`RunOptions::variants`] is neither one of the set's nor a runner-defined
+    /// `<name>-<N>s` / `<name>-<N>ms`.
+    UnknownVariant {
+        /// The variant asked for.
+        variant: String,
+        /// The set's variants, in its order.
+        known: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::UnknownVariant { variant, known } => write!(
+                f,
+                "unknown variant {variant:?}: use one of {} or <name>-<N>s / <name>-<N>ms",
+                known.join(", ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Callers that report errors as text (`?` into `Result<_, String>`) keep working.
+impl From<RunError> for String {
+    fn from(e: RunError) -> String {
+        e.to_string()
+    }
+}
+
 /// One judged row, with what its legs recorded.
 #[derive(Debug, Clone)]
 pub struct RowResult {
@@ -139,7 +174,7 @@ fn selected(ids: &[String], id: &str) -> bool {
 
 /// The rows a run covers, in set order: (vector index, target, variant, delay). Errors name an
 /// unknown variant.
-fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, String> {
+fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, RunError> {
     let variants: Vec<String> = if options.variants.is_empty() {
         set.variants.keys().map(str::to_string).collect()
     } else {
@@ -147,11 +182,9 @@ fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, String> {
     };
     let mut delays = Vec::new();
     for v in &variants {
-        let delay = variant_delay(set, v).ok_or_else(|| {
-            format!(
-                "unknown variant {v:?}: use one of {} or <name>-<N>s / <name>-<N>ms",
-                set.variants.keys().collect::<Vec<_>>().join(", ")
-            )
+        let delay = variant_delay(set, v).ok_or_else(|| RunError::UnknownVariant {
+            variant: v.clone(),
+            known: set.variants.keys().map(str::to_string).collect(),
         })?;
         delays.push((v.clone(), delay));
     }
@@ -179,7 +212,7 @@ fn jobs(set: &Vectors, options: &RunOptions) -> Result<Vec<Job>, String> {
 }
 
 /// How many rows a run covers.
-pub fn count_rows(set: &Vectors, options: &RunOptions) -> Result<usize, String> {
+pub fn count_rows(set: &Vectors, options: &RunOptions) -> Result<usize, RunError> {
     jobs(set, options).map(|j| j.len())
 }
 
@@ -191,7 +224,7 @@ pub fn run(
     stand_in: Arc<dyn StandIn>,
     options: &RunOptions,
     on_row: &(dyn Fn(&RowResult) + Sync),
-) -> Result<Vec<RowResult>, String> {
+) -> Result<Vec<RowResult>, RunError> {
     let queue = Mutex::new(jobs(set, options)?.into_iter().collect::<VecDeque<Job>>());
     let results: Mutex<Vec<(usize, RowResult)>> = Mutex::new(Vec::new());
     let slots = options.parallel.max(1);
@@ -420,6 +453,39 @@ mod tests {
         assert_eq!(variant_delay(&set, "lagging-8s"), Some(8000));
         assert_eq!(variant_delay(&set, "slow-250ms"), Some(250));
         assert_eq!(variant_delay(&set, "nope"), None);
+    }
+
+    #[test]
+    fn an_unknown_variant_is_a_typed_error() {
+        let set = crate::vectors::vectors();
+        let options = RunOptions {
+            variants: vec!["prompt".into(), "sideways".into()],
+            ..RunOptions::default()
+        };
+        let Err(e) = count_rows(&set, &options) else {
+            panic!("an unknown variant counts rows");
+        };
+        let known: Vec<String> = set.variants.keys().map(str::to_string).collect();
+        assert!(known.len() > 1, "{known:?}");
+        assert_eq!(
+            e,
+            RunError::UnknownVariant {
+                variant: "sideways".into(),
+                known: known.clone(),
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "unknown variant \"sideways\": use one of {} or <name>-<N>s / <name>-<N>ms",
+                known.join(", ")
+            )
+        );
+        let runner_defined = RunOptions {
+            variants: vec!["prompt-3s".into()],
+            ..RunOptions::default()
+        };
+        assert!(count_rows(&set, &runner_defined).is_ok_and(|n| n > 0));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::{json, Value};
 
+use super::error::TabError;
 use super::state::{
     ActionMark, AnswerRule, Background, ChildRule, LegSession, LegState, PageAction, SessionRole,
 };
@@ -37,7 +38,7 @@ impl LegState {
             Ok(s) => s,
             // No such session (a guard kept the client off the child): the call has no value.
             Err(e) => {
-                self.set_outcome(step.name.as_deref(), Recorded::Failed(e));
+                self.set_outcome(step.name.as_deref(), Recorded::Failed(e.to_string()));
                 return;
             }
         };
@@ -171,14 +172,14 @@ impl LegState {
             Ok(None) => match self.page_session() {
                 Ok(s) => s,
                 Err(e) => {
-                    self.set_outcome(name, Recorded::Failed(e.clone()));
+                    self.set_outcome(name, Recorded::Failed(e.to_string()));
                     self.error(format!("page {action_name}: {e}"));
                     return;
                 }
             },
             // No such session (a guard kept the client off the child): nothing to act on.
             Err(e) => {
-                self.set_outcome(name, Recorded::Failed(e));
+                self.set_outcome(name, Recorded::Failed(e.to_string()));
                 return;
             }
         };
@@ -190,6 +191,7 @@ impl LegState {
                 match self.navigate(&session, &url) {
                     Ok(answer) => self.set_outcome(name, call_outcome(&Ok(answer))),
                     Err(e) => {
+                        let e = e.to_string();
                         self.nav_error(&session, &url, &e);
                         self.set_outcome(name, Recorded::Failed(e));
                     }
@@ -234,6 +236,7 @@ impl LegState {
                     Some(framed) => match self.navigate(&session, &framed) {
                         Ok(answer) => call_outcome(&Ok(answer)),
                         Err(e) => {
+                            let e = e.to_string();
                             self.nav_error(&session, &framed, &e);
                             Recorded::Failed(e)
                         }
@@ -514,7 +517,7 @@ impl LegState {
     /// Waits for a main-frame commit followed by its load that came after the last page action
     /// started, on the session it ran on or on a child (a popup it opened); without a page
     /// action, one from now on the page.
-    fn wait_action_document(self: &Arc<Self>, timeout: Duration) -> Result<(), String> {
+    fn wait_action_document(self: &Arc<Self>, timeout: Duration) -> Result<(), TabError> {
         let action = lock(&self.action).clone();
         let (from, session) = match action {
             Some(ActionMark {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::error::{NavigateFault, TabError};
 use super::state::{LegSession, LegState, SessionRole};
 use super::util::{lock, session_gone};
 use super::{CHILD_WAIT, LOAD_TIMEOUT, POLL};
@@ -22,7 +23,7 @@ impl LegState {
         self: &Arc<Self>,
         session: Option<&str>,
         child: Option<&LegSession>,
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, TabError> {
         let default = if child.is_some() {
             SESSION_CHILD
         } else {
@@ -45,7 +46,7 @@ impl LegState {
                         return Ok(Some(s));
                     }
                     if Instant::now() >= deadline {
-                        return Err("no child session within 5000ms".into());
+                        return Err(TabError::NoChild(CHILD_WAIT));
                     }
                     std::thread::sleep(POLL);
                 }
@@ -55,7 +56,7 @@ impl LegState {
     }
 
     /// The row page's session, opening an `about:blank` page when there is none yet.
-    pub(super) fn page_session(self: &Arc<Self>) -> Result<String, String> {
+    pub(super) fn page_session(self: &Arc<Self>) -> Result<String, TabError> {
         if let Some(page) = lock(&self.page).as_ref() {
             return Ok(page.session_id.clone());
         }
@@ -63,7 +64,7 @@ impl LegState {
         lock(&self.page)
             .as_ref()
             .map(|p| p.session_id.clone())
-            .ok_or_else(|| "no page".to_string())
+            .ok_or(TabError::NoPage)
     }
 
     /// Opens a tab at `url` (via `about:blank`, then a tracked navigation) in `context`, makes it
@@ -73,7 +74,7 @@ impl LegState {
         url: &str,
         context: Option<String>,
         background: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), TabError> {
         let mut params = json!({ "url": "about:blank", "background": background });
         let context = context.filter(|c| !c.is_empty());
         if let Some(ctx) = &context {
@@ -83,11 +84,17 @@ impl LegState {
         let created = self
             .client
             .send("Target.createTarget", params, None)
-            .map_err(|e| format!("Target.createTarget: {e}"))?;
+            .map_err(|error| TabError::Call {
+                method: "Target.createTarget",
+                error,
+            })?;
         let target_id = created
             .get("targetId")
             .and_then(Value::as_str)
-            .ok_or("Target.createTarget gave no targetId")?
+            .ok_or(TabError::Missing {
+                method: "Target.createTarget",
+                member: "targetId",
+            })?
             .to_string();
         lock(&self.own_targets).insert(target_id.clone());
         lock(&self.opened).push(target_id.clone());
@@ -98,11 +105,17 @@ impl LegState {
                 json!({ "targetId": target_id, "flatten": true }),
                 None,
             )
-            .map_err(|e| format!("Target.attachToTarget: {e}"))?;
+            .map_err(|error| TabError::Call {
+                method: "Target.attachToTarget",
+                error,
+            })?;
         let session_id = attached
             .get("sessionId")
             .and_then(Value::as_str)
-            .ok_or("Target.attachToTarget gave no sessionId")?
+            .ok_or(TabError::Missing {
+                method: "Target.attachToTarget",
+                member: "sessionId",
+            })?
             .to_string();
         lock(&self.record).sessions.push(SessionRecord {
             role: SessionRole::Page.as_str().into(),
@@ -118,7 +131,7 @@ impl LegState {
         self.set_var("pageTarget", &target_id);
         self.client
             .send("Page.enable", json!({}), Some(&session_id))
-            .map_err(|e| format!("Page.enable on the new tab: {e}"))?;
+            .map_err(TabError::EnablePage)?;
         if url != "about:blank" {
             self.navigate(&session_id, url)?;
         }
@@ -126,14 +139,18 @@ impl LegState {
     }
 
     /// `Page.navigate` and a wait for that navigation's own main-frame commit and load.
-    pub(super) fn navigate(&self, session: &str, url: &str) -> Result<Value, String> {
+    pub(super) fn navigate(&self, session: &str, url: &str) -> Result<Value, TabError> {
+        let failed = |fault| TabError::Navigate {
+            url: url.to_string(),
+            fault,
+        };
         let from = self.client.event_count();
         let answer = self
             .client
             .send("Page.navigate", json!({ "url": url }), Some(session))
-            .map_err(|e| format!("Page.navigate {url}: {e}"))?;
+            .map_err(|e| failed(NavigateFault::Call(e)))?;
         if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
-            return Err(format!("Page.navigate {url}: {error}"));
+            return Err(failed(NavigateFault::Refused(error.to_string())));
         }
         let loader = answer
             .get("loaderId")
@@ -151,7 +168,7 @@ impl LegState {
         from: usize,
         loader: Option<&str>,
         timeout: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), TabError> {
         self.wait_document(&[session.to_string()], from, loader, false, timeout)
     }
 
@@ -165,7 +182,7 @@ impl LegState {
         loader: Option<&str>,
         skip_blank: bool,
         timeout: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), TabError> {
         let deadline = Instant::now() + timeout;
         let committed = self.client.wait_event(
             from,
@@ -183,10 +200,7 @@ impl LegState {
             timeout,
         );
         let Some((index, commit)) = committed else {
-            return Err(format!(
-                "no main-frame commit within {}ms",
-                timeout.as_millis()
-            ));
+            return Err(TabError::NoCommit(timeout));
         };
         let left = deadline.saturating_duration_since(Instant::now());
         self.client
@@ -196,7 +210,7 @@ impl LegState {
                 left,
             )
             .map(|_| ())
-            .ok_or_else(|| format!("no load event within {}ms", timeout.as_millis()))
+            .ok_or(TabError::NoLoad(timeout))
     }
 
     /// The role of a session id.

@@ -543,3 +543,90 @@ fn background_loads_are_issued_in_step_order() {
         "the background loads were issued as {order:?}"
     );
 }
+
+/// The driver's tab and observer errors are typed, and a leg records them as the text they
+/// always had: a navigation the browser refuses, a tab that never commits, a plant with no
+/// observer.
+#[test]
+fn tab_and_observer_errors_are_typed_and_recorded_as_text() {
+    use super::error::{NavigateFault, ObserverError, TabError};
+    use super::state::LegState;
+    use super::{LegSetup, Plant, StandIn};
+    use crate::harness::runner::expand::{Leg, Vars};
+    use crate::harness::runner::record::Recorded;
+    use crate::harness::runner::transport::Transport;
+    use std::sync::Arc;
+
+    const REFUSED: &str = "http://seven.test/doc?n=refused";
+    const SILENT: &str = "http://seven.test/doc?n=silent";
+    let fake = Fake::new(|_, method, params, _| {
+        let url = params.get("url").and_then(Value::as_str);
+        match (method, url) {
+            ("Page.navigate", Some(REFUSED)) => Some(Ok(
+                json!({ "frameId": "F", "errorText": "net::ERR_BLOCKED_BY_CLIENT" }),
+            )),
+            // answered, but no commit or load ever follows
+            ("Page.navigate", Some(SILENT)) => {
+                Some(Ok(json!({ "frameId": "F", "loaderId": "L9" })))
+            }
+            _ => None,
+        }
+    });
+    let log = Arc::new(Log::default());
+    let setup = LegSetup {
+        client: Arc::clone(&fake) as Arc<dyn Transport>,
+        observer: None,
+        vars: Vars::for_leg(&super::fake::origins(), Leg::Guarded, "seven", "T1", "c"),
+        steps: Vec::new(),
+        detach_delay: 0,
+        context: None,
+        plant: Plant::No,
+        awaited: Vec::new(),
+    };
+    let leg = LegState::new(&setup, Arc::clone(&log) as Arc<dyn StandIn>);
+    let page = leg.page_session().expect("the fake opens a page");
+    let refused = leg
+        .navigate(&page, REFUSED)
+        .expect_err("a refused navigation");
+    assert_eq!(
+        refused,
+        TabError::Navigate {
+            url: REFUSED.into(),
+            fault: NavigateFault::Refused("net::ERR_BLOCKED_BY_CLIENT".into()),
+        }
+    );
+    assert_eq!(
+        refused.to_string(),
+        format!("Page.navigate {REFUSED}: net::ERR_BLOCKED_BY_CLIENT")
+    );
+    let from = fake.event_count();
+    let silent = leg
+        .wait_load(&page, from, None, Duration::from_millis(120))
+        .expect_err("no commit");
+    assert_eq!(silent, TabError::NoCommit(Duration::from_millis(120)));
+    assert_eq!(silent.to_string(), "no main-frame commit within 120ms");
+    let plant = leg.plant().expect_err("no observer to plant with");
+    assert_eq!(plant, ObserverError::NoObserver);
+    assert_eq!(plant.to_string(), "no unguarded observer to plant with");
+
+    // A whole leg keeps the text: the navigation error and the failed outcome.
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([{ "page": "navigate", "url": "{target}/doc?n=refused", "as": "nav" }]),
+        json!({ "result": "nav", "equals": "x", "observer": "client" }),
+    );
+    let (record, _) = run(&v, &fake, &log, 0);
+    let text = format!("Page.navigate {REFUSED}: net::ERR_BLOCKED_BY_CLIENT");
+    assert_eq!(
+        record.outcomes.get("nav"),
+        Some(&Recorded::Failed(text.clone()))
+    );
+    assert!(
+        record
+            .navigation_errors
+            .iter()
+            .any(|n| n.url == REFUSED && n.error == text && n.session == "page"),
+        "{:?}",
+        record.navigation_errors
+    );
+}
