@@ -266,7 +266,7 @@ use std::collections::BTreeMap;
 use slicc_browsers::guard::Check;
 use slicc_browsers::harness::runner::judge::{
     evaluate, judge_leg, judge_live, precheck, required_capabilities, CapabilitySet, Environment,
-    LegRun, RowSpec, Truth, SKIP_OBSERVER,
+    EvalError, LegRun, RowSpec, Truth, SKIP_OBSERVER,
 };
 use slicc_browsers::harness::runner::predicate::matches;
 use slicc_browsers::harness::runner::summary::{summarize, Row, Status, SummaryInput};
@@ -371,7 +371,7 @@ fn check(v: Value) -> Check {
 }
 
 /// Evaluates `c` on the guarded leg (target seven) of a vector with no steps of note.
-fn eval_on(c: Value, r: &Record) -> Result<Truth, String> {
+fn eval_on(c: Value, r: &Record) -> Result<Truth, EvalError> {
     let v = base(
         json!([{"page": "tab", "url": "{ordinary}/doc?n=start-{tag}"},
                refusable("Network.getCookies", Some("read"), None)]),

@@ -42,8 +42,8 @@ pub enum PredicateFault {
     Array,
     /// `$contains` or `$regex` (the operator) with an operand that is not a string.
     NotAString(String),
-    /// A `$regex` that does not compile: the compiler's message.
-    Regex(String),
+    /// A `$regex` that does not compile.
+    Regex(RegexError),
     /// `$encoded` with an operand that is not an object.
     EncodedShape,
     /// `$encoded` without a string `value`.
@@ -271,27 +271,48 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     encoding.decode(body.as_bytes()).ok()
 }
 
+/// A regular expression (a `$regex` operand, a refusal's `pattern`) that does not compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegexError {
+    /// The pattern.
+    pub pattern: String,
+    /// The compiler's message.
+    pub message: String,
+}
+
+impl std::fmt::Display for RegexError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the regular expression {:?} does not compile: {}",
+            self.pattern, self.message
+        )
+    }
+}
+
+impl std::error::Error for RegexError {}
+
 thread_local! {
-    static REGEXES: RefCell<HashMap<String, Result<Regex, String>>> = RefCell::new(HashMap::new());
+    static REGEXES: RefCell<HashMap<String, Result<Regex, RegexError>>> = RefCell::new(HashMap::new());
 }
 
 /// Runs `f` on the compiled `pattern` (compiled once per thread and kept, up to 512 patterns);
 /// an error when it does not compile.
-pub(crate) fn with_regex<T>(pattern: &str, f: impl FnOnce(&Regex) -> T) -> Result<T, String> {
+pub(crate) fn with_regex<T>(pattern: &str, f: impl FnOnce(&Regex) -> T) -> Result<T, RegexError> {
     REGEXES.with(|cache| {
         let mut cache = cache.borrow_mut();
-        if !cache.contains_key(pattern) {
-            if cache.len() >= 512 {
-                cache.clear();
-            }
-            let compiled = Regex::new(pattern)
-                .map_err(|e| format!("the regular expression {pattern:?} does not compile: {e}"));
-            cache.insert(pattern.to_string(), compiled);
+        if cache.len() >= 512 && !cache.contains_key(pattern) {
+            cache.clear();
         }
-        match cache.get(pattern) {
-            Some(Ok(re)) => Ok(f(re)),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err(format!("the regular expression {pattern:?} was not kept")),
+        let compiled = cache.entry(pattern.to_string()).or_insert_with(|| {
+            Regex::new(pattern).map_err(|e| RegexError {
+                pattern: pattern.to_string(),
+                message: e.to_string(),
+            })
+        });
+        match compiled {
+            Ok(re) => Ok(f(re)),
+            Err(e) => Err(e.clone()),
         }
     })
 }
@@ -321,7 +342,22 @@ mod tests {
             "{top}"
         );
         let regex = e(serde_json::json!({ "$regex": "(" }));
-        assert!(matches!(regex.fault, PredicateFault::Regex(_)), "{regex:?}");
+        let PredicateFault::Regex(compile) = &regex.fault else {
+            panic!("{regex:?}");
+        };
+        assert_eq!(compile.pattern, "(");
+        assert_eq!(
+            regex.to_string(),
+            format!(
+                "predicate at /$regex: the regular expression \"(\" does not compile: {}",
+                compile.message
+            )
+        );
+        assert!(
+            compile.message.contains("unclosed group"),
+            "{}",
+            compile.message
+        );
         let member = e(serde_json::json!({ "$encoded": { "value": "v", "x": 1 } }));
         assert_eq!(member.fault, PredicateFault::EncodedMember("x".into()));
         assert_eq!(

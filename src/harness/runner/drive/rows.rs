@@ -373,7 +373,7 @@ fn run_one<'v>(
     };
     let steps = match &leg.steps {
         Ok(s) => s.clone(),
-        Err(e) => return failed(e.clone()),
+        Err(e) => return failed(format!("steps: {e}")),
     };
     let clients = match guard.connect(req) {
         Ok(c) => c,

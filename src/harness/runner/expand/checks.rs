@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use super::leg::Leg;
 use super::vars::Vars;
+use crate::error::Error;
 use crate::harness::runner::record::Read;
 use crate::vectors::{BlockSpec, Check, Observation, Vector, SESSION_PAGE};
 
@@ -70,7 +71,7 @@ impl<'v> LegChecks<'v> {
     /// The checks expanded with a leg's (final) variables, once, for the observer's reads and
     /// the judge.
     pub fn expand(&self, vars: &Vars) -> ExpandedChecks<'v> {
-        let expand = |c: &Check| vars.expand_check(c).map_err(|e| e.to_string());
+        let expand = |c: &Check| vars.expand_check(c);
         ExpandedChecks {
             observations: self
                 .observations
@@ -93,17 +94,17 @@ impl<'v> LegChecks<'v> {
 struct ExpandedObservation<'v> {
     name: &'v str,
     raw: &'v Check,
-    check: Result<Check, String>,
+    check: Result<Check, Error>,
     raw_when: Option<&'v Check>,
-    either_when: Option<Result<Check, String>>,
+    either_when: Option<Result<Check, Error>>,
 }
 
-/// A leg's checks ([`LegChecks`]) expanded with its final variables: each one `Err` with the
-/// message when it does not expand.
+/// A leg's checks ([`LegChecks`]) expanded with its final variables: each one `Err` with why
+/// when it does not expand.
 #[derive(Debug, Clone)]
 pub struct ExpandedChecks<'v> {
     observations: Vec<ExpandedObservation<'v>>,
-    live: Option<(&'v Check, Result<Check, String>)>,
+    live: Option<(&'v Check, Result<Check, Error>)>,
 }
 
 impl ExpandedChecks<'_> {
@@ -113,7 +114,7 @@ impl ExpandedChecks<'_> {
     pub fn observation(
         &self,
         name: &str,
-    ) -> Option<(&Result<Check, String>, Option<&Result<Check, String>>)> {
+    ) -> Option<(&Result<Check, Error>, Option<&Result<Check, Error>>)> {
         self.observations
             .iter()
             .find(|o| o.name == name)
@@ -121,7 +122,7 @@ impl ExpandedChecks<'_> {
     }
 
     /// The expanded `liveCheck` (the guarded leg's only).
-    pub fn live(&self) -> Option<&Result<Check, String>> {
+    pub fn live(&self) -> Option<&Result<Check, Error>> {
         self.live.as_ref().map(|(_, c)| c)
     }
 
@@ -129,7 +130,7 @@ impl ExpandedChecks<'_> {
     /// as [`leg_reads`] gives them for the same variables.
     pub fn reads(&self, vars: &Vars) -> Vec<Read> {
         let mut reads = BTreeSet::new();
-        let mut add = |raw: &Check, expanded: &Result<Check, String>| match expanded {
+        let mut add = |raw: &Check, expanded: &Result<Check, Error>| match expanded {
             Ok(c) => collect_reads(c, vars, false, &mut reads),
             // a check that does not expand as a whole: its leaves that do still read
             Err(_) => collect_reads(raw, vars, true, &mut reads),

@@ -84,7 +84,8 @@ impl Origins {
             ));
         }
         if let Some(o) = origin {
-            check_origin(o).map_err(|m| Error::invalid(format!("origin map/{name}"), m))?;
+            check_origin(o)
+                .map_err(|m| Error::invalid(format!("origin map/{name}"), m.to_string()))?;
         }
         self.map
             .insert(name.to_string(), origin.map(|o| o.to_string()));
@@ -137,11 +138,35 @@ pub fn is_origin_name(name: &str) -> bool {
     REQUIRED_ORIGINS.contains(&name) || OPTIONAL_ORIGINS.iter().any(|(n, _)| *n == name)
 }
 
-fn check_origin(origin: &str) -> Result<(), String> {
+/// Why a value of the origin map is not an origin; each holds the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NotAnOrigin {
+    /// No `://`.
+    NoSeparator(String),
+    /// The scheme is empty or has characters a scheme cannot.
+    Scheme(String),
+    /// No host, or a path, query, fragment, user info or space after it.
+    Authority(String),
+}
+
+impl std::fmt::Display for NotAnOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotAnOrigin::NoSeparator(o) => {
+                write!(f, "{o:?} is not an origin (scheme://host[:port])")
+            }
+            NotAnOrigin::Scheme(o) => write!(f, "{o:?} has no valid scheme"),
+            NotAnOrigin::Authority(o) => write!(
+                f,
+                "{o:?} is not an origin: it must be scheme://host[:port], no path or slash"
+            ),
+        }
+    }
+}
+
+fn check_origin(origin: &str) -> Result<(), NotAnOrigin> {
     let Some((scheme, rest)) = origin.split_once("://") else {
-        return Err(format!(
-            "{origin:?} is not an origin (scheme://host[:port])"
-        ));
+        return Err(NotAnOrigin::NoSeparator(origin.to_string()));
     };
     let scheme_ok = scheme
         .chars()
@@ -151,12 +176,10 @@ fn check_origin(origin: &str) -> Result<(), String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !scheme_ok {
-        return Err(format!("{origin:?} has no valid scheme"));
+        return Err(NotAnOrigin::Scheme(origin.to_string()));
     }
     if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
-        return Err(format!(
-            "{origin:?} is not an origin: it must be scheme://host[:port], no path or slash"
-        ));
+        return Err(NotAnOrigin::Authority(origin.to_string()));
     }
     Ok(())
 }
@@ -182,4 +205,40 @@ pub fn host_of(url: &str) -> Option<&str> {
         return authority.find(']').map(|i| &authority[..=i]);
     }
     Some(authority.split_once(':').map_or(authority, |(h, _)| h))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each malformed origin has its own fault, and the map's error reads as it always did.
+    #[test]
+    fn malformed_origins_say_why() {
+        let cases = [
+            (
+                "seven.test",
+                NotAnOrigin::NoSeparator("seven.test".into()),
+                r#""seven.test" is not an origin (scheme://host[:port])"#,
+            ),
+            (
+                "1http://a.test",
+                NotAnOrigin::Scheme("1http://a.test".into()),
+                r#""1http://a.test" has no valid scheme"#,
+            ),
+            (
+                "http://a.test/",
+                NotAnOrigin::Authority("http://a.test/".into()),
+                r#""http://a.test/" is not an origin: it must be scheme://host[:port], no path or slash"#,
+            ),
+        ];
+        for (origin, fault, text) in cases {
+            assert_eq!(check_origin(origin), Err(fault.clone()), "{origin}");
+            assert_eq!(fault.to_string(), text);
+            assert_eq!(
+                Origins::new().set("seven", Some(origin)),
+                Err(Error::invalid("origin map/seven", text))
+            );
+        }
+        assert_eq!(check_origin("http://[::1]:8080"), Ok(()));
+    }
 }

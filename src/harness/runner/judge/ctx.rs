@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::error::CheckError;
 use super::log::{same_url, Entry};
 use super::LegRun;
 use crate::harness::runner::expand::{origin_of, read_for, url_ref_urls, Leg, Vars};
@@ -29,7 +30,7 @@ pub(super) struct Ctx<'a> {
     pub(super) observer: bool,
     pub(super) log: Vec<Entry<'a>>,
     pub(super) events: OnceCell<Vec<Value>>,
-    pub(super) errors: RefCell<Vec<String>>,
+    pub(super) errors: RefCell<Vec<CheckError>>,
     pub(super) notes: RefCell<Vec<String>>,
 }
 
@@ -55,7 +56,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub(super) fn error(&self, e: String) {
+    pub(super) fn error(&self, e: CheckError) {
         self.errors.borrow_mut().push(e);
     }
 
@@ -118,7 +119,10 @@ impl<'a> Ctx<'a> {
     pub(super) fn event(&self, method: &str, predicate: Option<&Value>) -> bool {
         if let Some(p) = predicate {
             if let Err(e) = predicate::validate(p) {
-                self.error(format!("event {method}: {e}"));
+                self.error(CheckError::EventWhere {
+                    method: method.to_string(),
+                    error: e,
+                });
                 return false;
             }
         }
@@ -136,7 +140,7 @@ impl<'a> Ctx<'a> {
         match predicate::matches_opt(predicate, actual) {
             Ok(b) => b,
             Err(e) => {
-                self.error(e.to_string());
+                self.error(CheckError::Predicate(e));
                 false
             }
         }
@@ -216,7 +220,7 @@ impl<'a> Ctx<'a> {
         let mut urls: Vec<String> = spec.url.iter().flat_map(url_ref_urls).collect();
         urls.extend(spec.any_of.iter().flatten().flat_map(url_ref_urls));
         if urls.is_empty() {
-            self.error("a block spec needs url or anyOf (with a URL)".into());
+            self.error(CheckError::BlockSpec);
         }
         urls
     }

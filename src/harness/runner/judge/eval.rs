@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::ctx::Ctx;
+use super::error::{CheckError, EvalError};
 use super::log::{loaded_url, pre_url, same_url, served_matches};
 use super::values::{at_path, has_cookie, has_url_with_prefix, outcome_at};
 use super::Truth;
@@ -40,8 +41,8 @@ pub(super) struct Node {
 
 impl Ctx<'_> {
     /// Expands and evaluates a check; `Err` when it does not expand.
-    pub(super) fn evaluate(&self, check: &Check) -> Result<Truth, String> {
-        let expanded = self.vars.expand_check(check).map_err(|e| e.to_string())?;
+    pub(super) fn evaluate(&self, check: &Check) -> Result<Truth, EvalError> {
+        let expanded = self.vars.expand_check(check)?;
         Ok(self.node(&expanded).truth)
     }
 
@@ -205,7 +206,7 @@ impl Ctx<'_> {
             }
             Check::Loaded(c) => {
                 let Some(url) = loaded_url(&c.loaded) else {
-                    self.error("loaded: the chain has no URL at that index".into());
+                    self.error(CheckError::NoChainUrl);
                     return (false, Proof::None);
                 };
                 if self.logged(&url) {
@@ -219,7 +220,10 @@ impl Ctx<'_> {
             Check::Event(c) => (self.event(&c.event, c.r#where.as_ref()), Proof::None),
             Check::Result(c) => {
                 if let Err(e) = predicate::validate(&c.equals) {
-                    self.error(format!("result {}: {e}", c.result));
+                    self.error(CheckError::ResultEquals {
+                        name: c.result.clone(),
+                        error: e,
+                    });
                     return (false, Proof::None);
                 }
                 let holds = self.outcome(&c.result).is_some_and(|v| {
@@ -244,7 +248,7 @@ impl Ctx<'_> {
                         _ => false,
                     },
                     _ => {
-                        self.error("compare needs exactly two names".into());
+                        self.error(CheckError::CompareNames);
                         false
                     }
                 };
@@ -257,7 +261,7 @@ impl Ctx<'_> {
                         Some(r) => self.record.refusal_errors.get(n).is_some_and(|e| {
                             predicate::with_regex(&r.pattern, |re| re.is_match(e)).unwrap_or_else(
                                 |err| {
-                                    self.error(format!("refused: {err}"));
+                                    self.error(CheckError::Refusal(err));
                                     false
                                 },
                             )
@@ -279,10 +283,7 @@ impl Ctx<'_> {
             }
             Check::Registration(c) => {
                 if c.registration != "any" {
-                    self.error(format!(
-                        "registration takes \"any\", not {:?}",
-                        c.registration
-                    ));
+                    self.error(CheckError::Registration(c.registration.clone()));
                     return (false, Proof::None);
                 }
                 let names = self.refusal_names();
@@ -360,7 +361,7 @@ impl Ctx<'_> {
             }
             Check::Expression(c) => {
                 if let Err(e) = predicate::validate(&c.equals) {
-                    self.error(format!("expression: {e}"));
+                    self.error(CheckError::ExpressionEquals(e));
                     return (false, Proof::None);
                 }
                 let holds = self

@@ -41,6 +41,7 @@
 //! | `live` | an observer was supplied (diagnostic) |
 
 mod ctx;
+mod error;
 mod eval;
 mod log;
 mod values;
@@ -55,6 +56,7 @@ use super::record::Record;
 use super::summary::{Observed, Row, Status};
 use crate::vectors::{Check, Expected, Outcome, Vector};
 use ctx::Ctx;
+pub use error::{CheckError, EvalError};
 
 /// One run of a leg: the variables it ran with and what it recorded.
 #[derive(Debug, Clone, Copy)]
@@ -338,7 +340,9 @@ fn leg_verdict(vector: &Vector, leg: Leg, judged: &JudgedRun<'_>, observer: bool
             .entry(name.clone())
             .or_insert(Some(true));
     }
-    verdict.errors.extend(ctx.errors.into_inner());
+    verdict
+        .errors
+        .extend(ctx.errors.into_inner().iter().map(ToString::to_string));
     if !verdict.errors.is_empty() {
         verdict.status = Status::Fail;
         if mismatch_notes {
@@ -399,7 +403,12 @@ fn live_verdict(vector: &Vector, judged: &JudgedRun<'_>, observer: bool) -> LegV
         }
     };
     let node = ctx.node(expanded);
-    let mut errors = ctx.errors.into_inner();
+    let mut errors: Vec<String> = ctx
+        .errors
+        .into_inner()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     match node.truth {
         Truth::Skip(reason) => return LegVerdict::skipped(reason),
         Truth::True if node.proves && errors.is_empty() => verdict.status = Status::Pass,
@@ -445,11 +454,11 @@ pub fn evaluate(
     run: &LegRun<'_>,
     observer: bool,
     check: &Check,
-) -> Result<Truth, String> {
+) -> Result<Truth, EvalError> {
     let ctx = Ctx::new(vector, leg, run, observer);
     let truth = ctx.evaluate(check)?;
     match ctx.errors.into_inner().into_iter().next() {
-        Some(e) => Err(e),
+        Some(e) => Err(EvalError::Check(e)),
         None => Ok(truth),
     }
 }

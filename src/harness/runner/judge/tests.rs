@@ -126,3 +126,73 @@ fn reached_is_an_answer_that_is_not_a_refusal() {
     );
     assert_eq!(judge(&record, reached(json!(["call"]))), Truth::True);
 }
+
+/// A check that is invalid as written gives a typed error, whose text is the leg error's.
+#[test]
+fn invalid_checks_give_typed_errors() {
+    use super::{CheckError, EvalError};
+    use crate::harness::runner::predicate::{PredicateError, PredicateFault};
+
+    let mut record = Record {
+        tag: "T1".into(),
+        ..Record::default()
+    };
+    record
+        .refusal_errors
+        .insert("guarded".into(), "refused: protected origin".into());
+    let v = vector();
+    let vars = vars();
+    let eval = |check: Value| {
+        let check: Check = serde_json::from_value(check).expect("a check");
+        let run = LegRun {
+            vars: &vars,
+            record: &record,
+        };
+        evaluate(&v, Leg::Guarded, &run, false, &check).expect_err("an invalid check")
+    };
+
+    let result = eval(json!({ "result": "call", "equals": [1], "observer": "client" }));
+    assert_eq!(
+        result,
+        EvalError::Check(CheckError::ResultEquals {
+            name: "call".into(),
+            error: PredicateError {
+                at: String::new(),
+                fault: PredicateFault::Array,
+            },
+        })
+    );
+    assert_eq!(
+        result.to_string(),
+        "result call: predicate at the top: arrays are not predicates (use $some or $every)"
+    );
+
+    let refused = eval(json!({
+        "refused": ["guarded"], "refusal": { "match": "(" }, "observer": "client",
+    }));
+    let EvalError::Check(CheckError::Refusal(regex)) = &refused else {
+        panic!("{refused:?}");
+    };
+    assert_eq!(regex.pattern, "(");
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "refused: the regular expression \"(\" does not compile: {}",
+            regex.message
+        )
+    );
+
+    let compare = eval(json!({ "compare": ["a", "b", "c"], "path": "x", "observer": "client" }));
+    assert_eq!(compare, EvalError::Check(CheckError::CompareNames));
+    assert_eq!(compare.to_string(), "compare needs exactly two names");
+
+    let registration = eval(json!({ "registration": "some", "observer": "client" }));
+    assert_eq!(
+        registration,
+        EvalError::Check(CheckError::Registration("some".into()))
+    );
+    assert_eq!(
+        registration.to_string(),
+        "registration takes \"any\", not \"some\""
+    );
+}

@@ -84,8 +84,8 @@ pub struct LegPlan<'v> {
     /// and `probe` when `{log}` is mapped, `responseOrigin` (`{ordinary}`).
     pub vars: Vars,
     /// Its steps ([`leg_steps`], expanded with [`LegPlan::vars`]), or why they do not build
-    /// (the run then records that error and does not connect).
-    pub steps: Result<Vec<LegStep>, String>,
+    /// (the run then records that error, as `steps: <why>`, and does not connect).
+    pub steps: Result<Vec<LegStep>, crate::error::Error>,
     /// The checks judged on it, unexpanded (`leg`'s).
     pub checks: LegChecks<'v>,
 }
@@ -152,7 +152,7 @@ impl<'a> RowPlan<'a> {
             .into_iter()
             .map(|(name, leg, vars_leg, client, run)| {
                 let vars = leg_vars(env, spec.target, vars_leg, &new_tag());
-                let steps = leg_steps(vector, leg, &vars).map_err(|e| format!("steps: {e}"));
+                let steps = leg_steps(vector, leg, &vars);
                 LegPlan {
                     name,
                     leg,
