@@ -216,6 +216,11 @@ fn navigations_under_way_before_the_session_cut_it_before_they_commit() {
 }
 
 #[test]
+fn a_tab_whose_first_document_is_under_way_is_attached_only_once_it_commits() {
+    assert!(run_trace("first-commit.jsonl") > 30);
+}
+
+#[test]
 fn tabs_that_could_restore_a_protected_page_are_not_attached() {
     assert!(run_trace("backlist.jsonl") > 15);
 }

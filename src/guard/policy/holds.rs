@@ -108,6 +108,7 @@ impl Policy {
         let Some(h) = self.holds.remove(&hid) else {
             return;
         };
+        self.first_commit_seen(&h.session, hid);
         let open = self
             .session(&h.session)
             .is_some_and(|s| !s.closed && !self.hidden(&s.target));
@@ -178,6 +179,16 @@ impl Policy {
                         !ok
                     }
                     Probe::FrameTree => {
+                        let tree = &v["result"]["frameTree"];
+                        let none_yet = tree["frame"]["url"].as_str().is_none_or(str::is_empty);
+                        if ok
+                            && none_yet
+                            && self.tree_reaches(tree).is_none()
+                            && self.await_first_commit(&session, hold, out)
+                        {
+                            return out.set(Verdict::Own, "waiting for the first document");
+                        }
+                        self.first_commit_seen(&session, hold);
                         !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
                             Some(main) => {
                                 if main {

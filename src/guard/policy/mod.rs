@@ -96,11 +96,21 @@
 //!   they cover the whole renderer process (one V8 isolate), which a protected same-site page
 //!   may share.
 //! - **Navigations under way and back/forward-cache restores.** A navigation that began
-//!   before a session existed has a loader the interception does not see. Every document
-//!   session has the policy's own `Network` domain: a document request it saw start was
-//!   intercepted from its start; a protected redirect hop or response of one it never saw
-//!   start cuts the session at once (before the commit, which waits for the protected
-//!   server's answer and a new renderer), and the target with it. A history navigation
+//!   before a session existed has a loader the interception does not see, and Chromium
+//!   carries the session (the client's init scripts, bindings and overrides) into whatever
+//!   it commits. While a main-frame navigation is under way, Chromium holds a session's
+//!   renderer-bound commands (`Page.getFrameTree` among them) until the new document
+//!   commits, and answers them there (measured on Chromium 156, same-origin, same-site and
+//!   cross-site alike): the checks of a session made during such a navigation judge the
+//!   document it commits, not the one it leaves. A tab made with a URL whose first
+//!   navigation is under way is the exception: it answers from its initial empty document
+//!   at once (a main frame with an empty URL), so the checks of such a session wait for the
+//!   first document (each `Target.targetInfoChanged` asks for the frame tree again; the
+//!   hold's deadline fails it closed), and the client's attach is answered only then: a
+//!   refusal when it is protected. Every document session has the policy's own `Network`
+//!   domain too: a document request it saw start was intercepted from its start; a
+//!   protected redirect hop or response of one it never saw start cuts the session at once,
+//!   and the target with it. A history navigation
 //!   (`history.back()` from the page's own script included) restores a page from the
 //!   back/forward cache with no request at all, so a tab whose back/forward list holds a
 //!   protected or internal page is not given to the client: every new page session's
@@ -141,20 +151,11 @@
 //!
 //! What the policy cannot rule out from where it stands, each with why:
 //!
-//! - **A protected response already in before the session.** A navigation under way when
-//!   the client attaches is cut on its first protected hop or response the policy's own
-//!   `Network` domain reports (above); one whose protected response had already arrived,
-//!   started by the page itself (so the target's URL does not show it yet), commits with no
-//!   report before it. The policy learns of the commit from the browser
-//!   (`Target.targetInfoChanged`, `Page.frameNavigated`, the default execution context) and
-//!   cuts the session then, but the client's init scripts and commands already forwarded
-//!   run in that document: a relay cannot recall them, and CDP has no way to hold a
-//!   session's commands at a commit. The client has to attach in the tens of milliseconds
-//!   between that response and its commit.
-//! - **The cut races the commit.** Cutting a session on a protected hop of a navigation
-//!   under way (above) sends `Target.detachFromTarget` when the hop is reported; the
-//!   protected server's answer and a new renderer process come before the commit, so the
-//!   detach wins in practice (every run of the suite's attacks), but nothing orders the two.
+//! - **The cut on a hop races the commit.** Cutting a session on a protected hop of a
+//!   navigation it never saw start (above) sends `Target.detachFromTarget` when the hop is
+//!   reported, and nothing orders that detach before the commit. It is a second line only:
+//!   the checks above already judged the document such a navigation commits (one the
+//!   session was made during), and every navigation started after them is intercepted.
 //! - **Client request headers on WebSocket handshakes.** A WebSocket handshake is not a
 //!   request `Fetch` can pause, so the headers a client set with `Network.setExtraHTTPHeaders`
 //!   (and its user-agent overrides) reach a protected server's WebSocket handshake from an

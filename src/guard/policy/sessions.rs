@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::client::Step;
 use super::fetch::guard_pattern;
 use super::pattern::TargetFilter;
-use super::state::{Kind, Own, Pending, Probe, SessionRecord, Then};
+use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
 use super::{Output, Policy, Verdict};
 
 /// Why a session to a tab with a protected page in its back/forward list is refused.
@@ -231,6 +231,15 @@ impl Policy {
         }
         let hid = self.hold(sid, checks, then, out);
         self.keep_place(hid, out);
+        if !waiting {
+            if let Some(s) = self.sessions.get_mut(sid) {
+                s.first_commit = Some(FirstCommit {
+                    hold: hid,
+                    asked: true,
+                    changed: false,
+                });
+            }
+        }
         if waiting {
             // No hold counts this check (u64::MAX is never a hold's id).
             let what = Own::Probe {
@@ -298,6 +307,66 @@ impl Policy {
             self.sessions.remove(&c);
             self.forget_session(&c, out);
         }
+    }
+
+    /// The answer to a session's frame-tree check showed no document yet (see
+    /// [`FirstCommit`]): the check waits, and asks again when the target changes (at once if it
+    /// changed while this question was out). Returns whether it waits.
+    pub(super) fn await_first_commit(&mut self, sid: &str, hold: u64, out: &mut Output) -> bool {
+        let Some(f) = self
+            .sessions
+            .get_mut(sid)
+            .and_then(|s| s.first_commit.as_mut())
+            .filter(|f| f.hold == hold)
+        else {
+            return false;
+        };
+        f.asked = f.changed;
+        if f.changed {
+            f.changed = false;
+            self.ask_frame_tree(sid, hold, out);
+        }
+        true
+    }
+
+    /// A session's frame-tree check answered with a document: it no longer waits for one.
+    pub(super) fn first_commit_seen(&mut self, sid: &str, hold: u64) {
+        if let Some(s) = self.sessions.get_mut(sid) {
+            if s.first_commit.is_some_and(|f| f.hold == hold) {
+                s.first_commit = None;
+            }
+        }
+    }
+
+    /// `Target.targetInfoChanged` (a commit among its causes): every session of the target
+    /// whose checks wait for its first document asks for the frame tree again.
+    pub(super) fn target_changed(&mut self, target: &str, out: &mut Output) {
+        let mut ask = Vec::new();
+        for (k, s) in self.sessions.iter_mut() {
+            if s.target != target || s.closed {
+                continue;
+            }
+            if let Some(f) = s.first_commit.as_mut() {
+                if f.asked {
+                    f.changed = true;
+                } else {
+                    f.asked = true;
+                    ask.push((k.clone(), f.hold));
+                }
+            }
+        }
+        for (sid, hold) in ask {
+            self.ask_frame_tree(&sid, hold, out);
+        }
+    }
+
+    fn ask_frame_tree(&mut self, sid: &str, hold: u64, out: &mut Output) {
+        let what = Own::Probe {
+            hold,
+            what: Probe::FrameTree,
+        };
+        let msg = self.own_command(sid, "Page.getFrameTree", json!({}), what);
+        out.to_browser.push(msg);
     }
 
     /// Whether a frame tree holds a frame whose URL or origin is protected: `Some(true)` when

@@ -203,6 +203,25 @@ pub(crate) struct SessionRecord {
     pub(crate) overrides: Overrides,
     /// `Runtime` object ids the client was shown here (it may name only these).
     pub(crate) objects: Recent,
+    /// The hold whose frame-tree check waits for the main frame's first document (see
+    /// [`FirstCommit`]).
+    pub(crate) first_commit: Option<FirstCommit>,
+}
+
+/// A new page session whose main frame has committed no document yet (its frame tree shows an
+/// empty URL): a tab made with a URL whose first navigation is under way. That navigation began
+/// before the session, so the interception does not see it, and Chromium answers the session's
+/// commands from the initial empty document meanwhile and carries the session (its init
+/// scripts among it) into whatever commits. The session's checks wait for that commit: each
+/// `Target.targetInfoChanged` of the target asks for the frame tree again.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FirstCommit {
+    /// The hold of the session's checks.
+    pub(crate) hold: u64,
+    /// A `Page.getFrameTree` for it is out.
+    pub(crate) asked: bool,
+    /// The target changed while it was out (its answer may predate a commit): ask again.
+    pub(crate) changed: bool,
 }
 
 impl SessionRecord {
@@ -230,6 +249,7 @@ impl SessionRecord {
             navigations: Bounded::new(cap),
             overrides: Default::default(),
             objects: Recent::new(cap.saturating_mul(8)),
+            first_commit: None,
         }
     }
 }

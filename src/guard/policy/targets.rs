@@ -199,6 +199,9 @@ impl Policy {
             return out.set(Verdict::Drop, "protected target");
         }
         let id = info["targetId"].as_str().unwrap_or_default().to_string();
+        if method == "Target.targetInfoChanged" {
+            self.target_changed(&id, out);
+        }
         let mut changed = false;
         if key.is_empty() {
             let kind = self
