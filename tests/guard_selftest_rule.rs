@@ -252,6 +252,7 @@ fn an_origin_map_adds_its_hosts_and_plain_defaults_to_ordinary() {
         origins: Some(https),
         ..SelfTestOptions::default()
     })
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("plain HTTP only"), "{err}");
 }

@@ -14,8 +14,10 @@ use std::time::Duration;
 
 use super::runner::drive::RowResult;
 use super::runner::summary::{summarize, Summary, SummaryInput};
-use super::selftest::{run_in_chromium, Chromium, SelfTestOptions, OWN_ORIGIN};
-use crate::guard::proxy::{Proxy, ProxyOptions};
+use super::selftest::{
+    run_in_chromium, Chromium, ChromiumError, SelfTestError, SelfTestOptions, OWN_ORIGIN,
+};
+use crate::guard::proxy::{Proxy, ProxyError, ProxyOptions};
 use crate::vectors::Vectors;
 
 /// The name the certification line gives the proxy.
@@ -35,6 +37,34 @@ impl Drop for Guarded {
     fn drop(&mut self) {
         self.proxy.close();
         self.chromium.kill();
+    }
+}
+
+/// Why a slot has no browser with a proxy in front of it (a leg then fails with
+/// `connect: <why>`).
+#[derive(Debug)]
+enum SlotError {
+    /// The browser did not start.
+    Chromium(ChromiumError),
+    /// The proxy did not start.
+    Proxy(ProxyError),
+}
+
+impl std::fmt::Display for SlotError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlotError::Chromium(e) => e.fmt(f),
+            SlotError::Proxy(e) => write!(f, "guard proxy: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SlotError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SlotError::Chromium(e) => Some(e),
+            SlotError::Proxy(e) => Some(e),
+        }
     }
 }
 
@@ -69,17 +99,17 @@ pub fn certify(
     set: &Vectors,
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&RowResult) + Sync),
-) -> Result<CertifyReport, String> {
+) -> Result<CertifyReport, SelfTestError> {
     let (rows, elapsed) = run_in_chromium(
         set,
         options,
         |program, hosts, port, options| {
             let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
-            let chromium = Chromium::launch(program, &hosts, port)?;
+            let chromium = Chromium::launch(program, &hosts, port).map_err(SlotError::Chromium)?;
             let mut proxy_options = ProxyOptions::new(&chromium.http_url());
             proxy_options.origins = vec![own_origin(options)];
-            let proxy = Proxy::start(proxy_options).map_err(|e| format!("guard proxy: {e}"))?;
-            Ok(Guarded { proxy, chromium })
+            let proxy = Proxy::start(proxy_options).map_err(SlotError::Proxy)?;
+            Ok::<_, SlotError>(Guarded { proxy, chromium })
         },
         |g: &Guarded| (g.proxy.websocket_url(), g.chromium.ws_url().to_string()),
         TRANSPORT,

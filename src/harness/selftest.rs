@@ -40,8 +40,9 @@
 //! left for after issue 18 item 7 replaces the hand-written kill and signal code in it.
 
 use std::collections::BTreeMap;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Child;
+use std::process::{Child, ExitStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -49,7 +50,8 @@ use std::time::{Duration, Instant};
 use super::cdp::{leg_clients, CdpClient, CdpOptions};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
-    self, count_rows, Clients, Guard, LegRequest, RowResult, RunError, RunOptions, StandIn,
+    self, count_rows, Clients, ConnectError, Guard, LegRequest, RowResult, RunError, RunOptions,
+    StandIn,
 };
 use super::runner::expand::Origins;
 use super::runner::judge::CapabilitySet;
@@ -134,6 +136,153 @@ pub fn origins_for(target: &str) -> Origins {
     origins
 }
 
+/// Why [`Chromium::launch`] gave no browser.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ChromiumError {
+    /// The temporary profile directory could not be made.
+    ProfileDir {
+        /// The directory.
+        dir: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The program could not be started.
+    Spawn {
+        /// The program.
+        program: String,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// The browser exited before it served CDP.
+    Exited {
+        /// The program.
+        program: String,
+        /// How it exited.
+        status: ExitStatus,
+    },
+    /// The browser did not serve CDP within the wait.
+    NoCdp {
+        /// The program.
+        program: String,
+        /// The wait.
+        waited: Duration,
+    },
+}
+
+impl std::fmt::Display for ChromiumError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChromiumError::ProfileDir { dir, source } => {
+                write!(
+                    f,
+                    "cannot create the profile dir {}: {source}",
+                    dir.display()
+                )
+            }
+            ChromiumError::Spawn { program, source } => {
+                write!(f, "cannot start {program}: {source}")
+            }
+            ChromiumError::Exited { program, status } => {
+                write!(f, "{program} exited ({status}) before serving CDP")
+            }
+            ChromiumError::NoCdp { program, waited } => {
+                write!(
+                    f,
+                    "{program} did not serve CDP within {}s",
+                    waited.as_secs()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ChromiumError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ChromiumError::ProfileDir { source, .. } | ChromiumError::Spawn { source, .. } => {
+                Some(source)
+            }
+            ChromiumError::Exited { .. } | ChromiumError::NoCdp { .. } => None,
+        }
+    }
+}
+
+/// Callers that report errors as text (`?` into `Result<_, String>`) keep working.
+impl From<ChromiumError> for String {
+    fn from(e: ChromiumError) -> String {
+        e.to_string()
+    }
+}
+
+/// Why a self-test (or a certification, which runs the same way) could not run.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SelfTestError {
+    /// [`SelfTestOptions::chromium`] does not exist.
+    NotInstalled(String),
+    /// An origin of [`SelfTestOptions::origins`] is not `http://`: the stand-in serves plain
+    /// HTTP only.
+    NotHttp {
+        /// The origin's name.
+        name: &'static str,
+        /// The origin.
+        origin: String,
+    },
+    /// An origin of [`SelfTestOptions::origins`] has no host.
+    NoHost {
+        /// The origin's name.
+        name: &'static str,
+        /// The origin.
+        origin: String,
+    },
+    /// The stand-in could not be started.
+    StandIn(io::Error),
+    /// The rows could not be run ([`drive::run`]).
+    Run(RunError),
+}
+
+impl std::fmt::Display for SelfTestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SelfTestError::NotInstalled(program) => write!(f, "{program} is not installed"),
+            SelfTestError::NotHttp { name, origin } => write!(
+                f,
+                "origin map: {name} is {origin}, but the stand-in serves plain HTTP only \
+                 (map every name to an http:// origin, or to null)"
+            ),
+            SelfTestError::NoHost { name, origin } => {
+                write!(f, "origin map: {name} is {origin}, which has no host")
+            }
+            SelfTestError::StandIn(e) => write!(f, "cannot start the stand-in: {e}"),
+            SelfTestError::Run(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SelfTestError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SelfTestError::StandIn(e) => Some(e),
+            SelfTestError::Run(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<RunError> for SelfTestError {
+    fn from(e: RunError) -> SelfTestError {
+        SelfTestError::Run(e)
+    }
+}
+
+/// Callers that report errors as text (`?` into `Result<_, String>`) keep working.
+impl From<SelfTestError> for String {
+    fn from(e: SelfTestError) -> String {
+        e.to_string()
+    }
+}
+
 /// A headless Chromium in a temporary profile, killed (its whole process group) and its profile
 /// removed on drop.
 pub struct Chromium {
@@ -155,7 +304,7 @@ impl std::fmt::Debug for Chromium {
 impl Chromium {
     /// Launches `program` headless, with every host of `hosts` resolved to
     /// `127.0.0.1:<port>`, and waits (30 s at most) until it serves CDP.
-    pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, String> {
+    pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, ChromiumError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "slicc-guard-selftest-{}-{}-{}",
@@ -163,8 +312,10 @@ impl Chromium {
             NEXT.fetch_add(1, Ordering::Relaxed),
             drive::now_ms()
         ));
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| format!("cannot create the profile dir {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| ChromiumError::ProfileDir {
+            dir: dir.clone(),
+            source,
+        })?;
         let rules = hosts
             .iter()
             .map(|h| format!("MAP {h} 127.0.0.1:{port}"))
@@ -213,9 +364,10 @@ impl Chromium {
             // Its own process group, so that the whole group can be killed at the end.
             command.process_group(0);
         }
-        let child = command
-            .spawn()
-            .map_err(|e| format!("cannot start {program}: {e}"))?;
+        let child = command.spawn().map_err(|source| ChromiumError::Spawn {
+            program: program.to_string(),
+            source,
+        })?;
         crate::sys::lock(&LAUNCHED).push((child.id(), dir.clone()));
         let mut browser = Chromium {
             child: Some(child),
@@ -228,7 +380,7 @@ impl Chromium {
 
     /// Waits until the profile's `DevToolsActivePort` names the browser's endpoint: its
     /// WebSocket URL. Fails when the browser exits first or `timeout` passes.
-    fn wait_for_cdp(&mut self, program: &str, timeout: Duration) -> Result<String, String> {
+    fn wait_for_cdp(&mut self, program: &str, timeout: Duration) -> Result<String, ChromiumError> {
         let file = self.dir.join("DevToolsActivePort");
         let started = Instant::now();
         loop {
@@ -238,14 +390,17 @@ impl Chromium {
             }
             if let Some(child) = self.child.as_mut() {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(format!("{program} exited ({status}) before serving CDP"));
+                    return Err(ChromiumError::Exited {
+                        program: program.to_string(),
+                        status,
+                    });
                 }
             }
             if started.elapsed() >= timeout {
-                return Err(format!(
-                    "{program} did not serve CDP within {}s",
-                    timeout.as_secs()
-                ));
+                return Err(ChromiumError::NoCdp {
+                    program: program.to_string(),
+                    waited: timeout,
+                });
             }
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -333,24 +488,24 @@ impl StandIn for Fixture {
 /// it died), with two fresh CDP connections per leg: the guarded client and the unguarded
 /// observer. The self-test's "guard" is Chromium itself; `guard certify`'s is a proxy in front
 /// of it.
-pub(crate) struct Slots<B: Send> {
+pub(crate) struct Slots<B: Send, E> {
     slots: Vec<Mutex<Option<B>>>,
-    launch: Box<dyn Fn() -> Result<B, String> + Send + Sync>,
+    launch: Box<dyn Fn() -> Result<B, E> + Send + Sync>,
     /// The guarded client's and the observer's WebSocket URLs on a slot's browser.
     endpoints: fn(&B) -> (String, String),
     transport: &'static str,
     call_timeout: Duration,
 }
 
-impl<B: Send> Slots<B> {
+impl<B: Send, E: std::error::Error + Send + Sync + 'static> Slots<B, E> {
     /// `parallel` empty slots.
     pub(crate) fn new(
         parallel: usize,
-        launch: Box<dyn Fn() -> Result<B, String> + Send + Sync>,
+        launch: Box<dyn Fn() -> Result<B, E> + Send + Sync>,
         endpoints: fn(&B) -> (String, String),
         transport: &'static str,
         call_timeout: Duration,
-    ) -> Slots<B> {
+    ) -> Slots<B, E> {
         Slots {
             slots: (0..parallel.max(1)).map(|_| Mutex::new(None)).collect(),
             launch,
@@ -360,18 +515,15 @@ impl<B: Send> Slots<B> {
         }
     }
 
-    fn urls(&self, slot: usize) -> Result<(String, String), String> {
-        let cell = self
-            .slots
-            .get(slot)
-            .ok_or_else(|| format!("no slot {slot}"))?;
+    fn urls(&self, slot: usize) -> Result<(String, String), ConnectError> {
+        let cell = self.slots.get(slot).ok_or(ConnectError::NoSlot(slot))?;
         let mut cell = cell
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(b) = cell.as_ref() {
             return Ok((self.endpoints)(b));
         }
-        let browser = (self.launch)()?;
+        let browser = (self.launch)().map_err(|e| ConnectError::Launch(Box::new(e)))?;
         let urls = (self.endpoints)(&browser);
         *cell = Some(browser);
         Ok(urls)
@@ -387,7 +539,7 @@ impl<B: Send> Slots<B> {
     }
 }
 
-impl<B: Send> Guard for Slots<B> {
+impl<B: Send, E: std::error::Error + Send + Sync + 'static> Guard for Slots<B, E> {
     fn transport(&self) -> String {
         self.transport.into()
     }
@@ -400,7 +552,7 @@ impl<B: Send> Guard for Slots<B> {
         true
     }
 
-    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, String> {
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, ConnectError> {
         let options = CdpOptions::new().call_timeout(self.call_timeout);
         let mut attempt = 0;
         loop {
@@ -416,7 +568,7 @@ impl<B: Send> Guard for Slots<B> {
                     attempt += 1;
                     self.relaunch(leg.slot);
                 }
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(ConnectError::Cdp(e)),
             }
         }
     }
@@ -443,7 +595,7 @@ fn run_options(options: &SelfTestOptions) -> RunOptions {
 
 /// The hosts a run with `options` maps to its stand-in: [`HOSTS`], and the host of every origin
 /// of its origin map. Fails on an origin the stand-in cannot serve: it speaks plain HTTP only.
-pub fn hosts(options: &SelfTestOptions) -> Result<Vec<String>, String> {
+pub fn hosts(options: &SelfTestOptions) -> Result<Vec<String>, SelfTestError> {
     let mut hosts: Vec<String> = HOSTS.iter().map(|h| h.to_string()).collect();
     let Some(origins) = &options.origins else {
         return Ok(hosts);
@@ -456,13 +608,15 @@ pub fn hosts(options: &SelfTestOptions) -> Result<Vec<String>, String> {
             continue;
         };
         if !origin.starts_with("http://") {
-            return Err(format!(
-                "origin map: {name} is {origin}, but the stand-in serves plain HTTP only \
-                 (map every name to an http:// origin, or to null)"
-            ));
+            return Err(SelfTestError::NotHttp {
+                name,
+                origin: origin.to_string(),
+            });
         }
-        let host = super::runner::expand::host_of(origin)
-            .ok_or_else(|| format!("origin map: {name} is {origin}, which has no host"))?;
+        let host = super::runner::expand::host_of(origin).ok_or_else(|| SelfTestError::NoHost {
+            name,
+            origin: origin.to_string(),
+        })?;
         if !hosts.iter().any(|h| h == host) {
             hosts.push(host.to_string());
         }
@@ -495,22 +649,20 @@ pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, 
 /// guarded client and observer connected to the two URLs `endpoints` gives. The stand-in is
 /// started first and closed last, after every slot's browser is gone. Returns the judged rows
 /// in set order and how long the run took.
-pub(crate) fn run_in_chromium<B: Send + 'static>(
+pub(crate) fn run_in_chromium<B: Send + 'static, E: std::error::Error + Send + Sync + 'static>(
     set: &Vectors,
     options: &SelfTestOptions,
-    launch: fn(&str, &[String], u16, &SelfTestOptions) -> Result<B, String>,
+    launch: fn(&str, &[String], u16, &SelfTestOptions) -> Result<B, E>,
     endpoints: fn(&B) -> (String, String),
     transport: &'static str,
     on_row: &(dyn Fn(&RowResult) + Sync),
-) -> Result<(Vec<RowResult>, Duration), String> {
+) -> Result<(Vec<RowResult>, Duration), SelfTestError> {
     if !Path::new(&options.chromium).exists() {
-        return Err(format!("{} is not installed", options.chromium));
+        return Err(SelfTestError::NotInstalled(options.chromium.clone()));
     }
     let hosts = hosts(options)?;
-    let fixture = Arc::new(
-        Fixture::start(FixtureOptions::default())
-            .map_err(|e| format!("cannot start the stand-in: {e}"))?,
-    );
+    let fixture =
+        Arc::new(Fixture::start(FixtureOptions::default()).map_err(SelfTestError::StandIn)?);
     let started = Instant::now();
     let run = run_options(options);
     let (program, port) = (options.chromium.clone(), fixture.port());
@@ -745,7 +897,7 @@ pub fn selftest(
     set: &Vectors,
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&SelfTestRow) + Sync),
-) -> Result<SelfTestReport, String> {
+) -> Result<SelfTestReport, SelfTestError> {
     let judged = |result: &RowResult| {
         let v = set.vector(&result.row.id)?;
         Some(SelfTestRow {
@@ -776,4 +928,104 @@ pub fn selftest(
         rows: results.iter().filter_map(judged).collect(),
         elapsed,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The self-test's errors are typed and read as their former text; none of these starts a
+    /// browser (a missing program, an unknown variant before any slot launches, a slot whose
+    /// launch fails without running anything).
+    #[test]
+    fn launch_and_run_errors_are_typed() {
+        let set = crate::vectors::vectors();
+        let missing = SelfTestOptions {
+            chromium: "/nonexistent/chromium".into(),
+            ..SelfTestOptions::default()
+        };
+        let e = selftest(&set, &missing, &|_| {}).expect_err("no browser");
+        assert!(
+            matches!(&e, SelfTestError::NotInstalled(p) if p == "/nonexistent/chromium"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "/nonexistent/chromium is not installed");
+
+        // An existing program, but the run fails on its variant before a slot launches it.
+        let bad_variant = SelfTestOptions {
+            chromium: "/bin/true".into(),
+            variants: vec!["sideways".into()],
+            ..SelfTestOptions::default()
+        };
+        let e = selftest(&set, &bad_variant, &|_| {}).expect_err("an unknown variant");
+        let SelfTestError::Run(RunError::UnknownVariant { variant, .. }) = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(variant, "sideways");
+        assert!(
+            e.to_string()
+                .starts_with("unknown variant \"sideways\": use one of "),
+            "{e}"
+        );
+
+        let no_host = SelfTestOptions {
+            origins: Some(
+                Origins::new()
+                    .with("ordinary", Some("http://[::1"))
+                    .expect("an origin the map takes"),
+            ),
+            ..SelfTestOptions::default()
+        };
+        let e = hosts(&no_host).expect_err("no host");
+        assert!(
+            matches!(&e, SelfTestError::NoHost { name: "ordinary", origin } if origin == "http://[::1"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "origin map: ordinary is http://[::1, which has no host"
+        );
+
+        let slots: Slots<(), ChromiumError> = Slots::new(
+            1,
+            Box::new(|| {
+                Err(ChromiumError::NoCdp {
+                    program: "chromium".into(),
+                    waited: Duration::from_secs(30),
+                })
+            }),
+            |_| (String::new(), String::new()),
+            "chromium",
+            Duration::from_secs(1),
+        );
+        let vector = &set.vectors[0];
+        let leg = |slot| LegRequest {
+            vector,
+            target: "seven",
+            variant: "prompt",
+            detach_delay: 0,
+            slot,
+            leg: crate::harness::runner::expand::Leg::Guarded,
+            run: 0,
+        };
+        let Err(e) = slots.connect(&leg(0)) else {
+            panic!("a slot whose launch fails connects");
+        };
+        let ConnectError::Launch(why) = &e else {
+            panic!("{e:?}");
+        };
+        assert!(
+            matches!(
+                why.downcast_ref::<ChromiumError>(),
+                Some(ChromiumError::NoCdp { .. })
+            ),
+            "{why:?}"
+        );
+        assert_eq!(e.to_string(), "chromium did not serve CDP within 30s");
+        let Err(e) = slots.connect(&leg(3)) else {
+            panic!("slot 3 of 1 connects");
+        };
+        assert!(matches!(e, ConnectError::NoSlot(3)), "{e:?}");
+        assert_eq!(e.to_string(), "no slot 3");
+    }
 }

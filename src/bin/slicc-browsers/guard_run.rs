@@ -10,7 +10,8 @@ use serde_json::Value;
 use slicc_browsers::harness::cdp::{leg_clients, CdpClient, CdpOptions};
 use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::harness::runner::drive::{
-    self, count_rows, Clients, Guard, LegRequest, RemoteStandIn, RowResult, RunOptions, StandIn,
+    self, count_rows, Clients, ConnectError, Guard, LegRequest, RemoteStandIn, RowResult,
+    RunOptions, StandIn,
 };
 use slicc_browsers::harness::runner::expand::Origins;
 use slicc_browsers::harness::runner::judge::CapabilitySet;
@@ -412,11 +413,21 @@ impl Guard for Remote {
         true
     }
 
-    fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, String> {
-        let guarded = CdpClient::connect_endpoint(&self.guard, CdpOptions::new())
-            .map_err(|e| format!("--guard {}: {e}", self.guard))?;
-        let observer = CdpClient::connect_endpoint(&self.observer, CdpOptions::new())
-            .map_err(|e| format!("--observer {}: {e}", self.observer))?;
+    fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, ConnectError> {
+        let guarded =
+            CdpClient::connect_endpoint(&self.guard, CdpOptions::new()).map_err(|error| {
+                ConnectError::Endpoint {
+                    name: format!("--guard {}", self.guard),
+                    error,
+                }
+            })?;
+        let observer =
+            CdpClient::connect_endpoint(&self.observer, CdpOptions::new()).map_err(|error| {
+                ConnectError::Endpoint {
+                    name: format!("--observer {}", self.observer),
+                    error,
+                }
+            })?;
         Ok(leg_clients(guarded, observer))
     }
 }

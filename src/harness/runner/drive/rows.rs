@@ -17,7 +17,7 @@ use crate::harness::runner::plan::{
 };
 use crate::harness::runner::record::Record;
 use crate::harness::runner::summary::Row;
-use crate::harness::runner::transport::Transport;
+use crate::harness::runner::transport::{CallError, Transport};
 use crate::vectors::{Vector, Vectors};
 
 /// One leg the runner is about to run: what a [`Guard`] is told when it connects.
@@ -52,6 +52,52 @@ pub struct Clients {
     pub close: Option<Box<dyn FnOnce() + Send>>,
 }
 
+/// Why a [`Guard`] gave no clients for a leg (the leg then fails with `connect: <why>`).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// A CDP connection failed.
+    Cdp(CallError),
+    /// The CDP connection to a named endpoint failed.
+    Endpoint {
+        /// The endpoint as the guard names it in messages (`guard run`: `--guard <url>`).
+        name: String,
+        /// Why.
+        error: CallError,
+    },
+    /// The runner asked for a parallel slot the guard does not keep.
+    NoSlot(usize),
+    /// The slot's browser (or browser and guard) could not be started.
+    Launch(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl std::fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnectError::Cdp(e) => e.fmt(f),
+            ConnectError::Endpoint { name, error } => write!(f, "{name}: {error}"),
+            ConnectError::NoSlot(slot) => write!(f, "no slot {slot}"),
+            ConnectError::Launch(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConnectError::Cdp(e) | ConnectError::Endpoint { error: e, .. } => Some(e),
+            ConnectError::Launch(e) => Some(e.as_ref()),
+            ConnectError::NoSlot(_) => None,
+        }
+    }
+}
+
+impl From<CallError> for ConnectError {
+    fn from(e: CallError) -> ConnectError {
+        ConnectError::Cdp(e)
+    }
+}
+
 /// A guard under test: how the runner gets its clients. Called once per leg (a fresh
 /// connection per leg keeps one leg's auto-attach, discovery or interception from leaking into
 /// the next); `slot` lets a guard keep one browser per parallel slot.
@@ -67,7 +113,7 @@ pub trait Guard: Send + Sync {
         false
     }
     /// The clients for one leg.
-    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, String>;
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, ConnectError>;
 }
 
 /// What a run covers and how.
