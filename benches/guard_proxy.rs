@@ -9,8 +9,11 @@
 //!   `Network.enable`: about 3,000 `Network` events) timed from the command until the last
 //!   `Network.loadingFinished` has arrived, and a burst of 5,000 `console.log` calls (with
 //!   `Runtime.enable`: 5,000 `Runtime.consoleAPICalled` events, no network in the way) timed
-//!   until the last event; five runs each way, direct and proxy alternating, events per second
-//!   and the ratio of the medians.
+//!   until the last event; five runs each of three arms, alternating: direct, direct with the
+//!   guard's own document interception (the `Fetch.enable` and service-worker bypass
+//!   `guard::policy` sends on every document session, so Chromium's cost of intercepting
+//!   documents shows apart from the relay's), and through the proxy; events per second and the
+//!   ratios of the medians.
 //!
 //! Needs Debian's Chromium (`/usr/bin/chromium`); without it the benchmark prints why and
 //! measures nothing. The browser is the bench's own: a temporary profile,
@@ -269,16 +272,33 @@ fn relay(c: &mut Criterion) {
         );
     }
 
-    // Event throughput: a busy page on a local server, and a burst of console events. Runs
-    // alternate direct and proxy (so that a load change on the machine hits both alike), five
-    // each; the ratio of the medians is the figure.
+    // Event throughput: a busy page on a local server, and a burst of console events. Three
+    // arms: direct, direct with the guard's own interception (the `Fetch.enable` for
+    // documents and the service-worker bypass the policy sends on every document session:
+    // what Chromium costs once any guard intercepts documents), and through the proxy. Runs
+    // alternate the arms (so that a load change on the machine hits all alike), five each; the
+    // ratios of the medians are the figures.
     let port = serve();
     let url = format!("http://127.0.0.1:{port}/");
     let mut sessions = Vec::new();
-    for client in [&mut direct, &mut relayed] {
+    for arm in 0..3 {
+        let client = if arm == 2 { &mut relayed } else { &mut direct };
         let session = client.page(&url);
         client.call("Network.enable", json!({}), Some(&session));
         client.call("Runtime.enable", json!({}), Some(&session));
+        if arm == 1 {
+            // As `guard::policy` does on each document session (its `fetch.rs`).
+            client.call(
+                "Fetch.enable",
+                json!({"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}),
+                Some(&session),
+            );
+            client.call(
+                "Network.setBypassServiceWorker",
+                json!({"bypass": true}),
+                Some(&session),
+            );
+        }
         // Until the page has loaded (its origin serves the fetches).
         loop {
             let ready = client.call(
@@ -296,13 +316,14 @@ fn relay(c: &mut Criterion) {
         burst(client, &session);
         sessions.push(session);
     }
-    let mut rates = [[Vec::new(), Vec::new()], [Vec::new(), Vec::new()]];
+    let mut rates: [[Vec<(f64, usize, f64)>; 3]; 2] = Default::default();
     for _ in 0..RUNS {
-        for (i, client) in [&mut direct, &mut relayed].into_iter().enumerate() {
-            let (events, secs) = busy(client, &sessions[i]);
-            rates[0][i].push((events as f64 / secs, events, secs));
-            let (events, secs) = burst(client, &sessions[i]);
-            rates[1][i].push((events as f64 / secs, events, secs));
+        for (arm, session) in sessions.iter().enumerate() {
+            let client = if arm == 2 { &mut relayed } else { &mut direct };
+            let (events, secs) = busy(client, session);
+            rates[0][arm].push((events as f64 / secs, events, secs));
+            let (events, secs) = burst(client, session);
+            rates[1][arm].push((events as f64 / secs, events, secs));
         }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
@@ -317,19 +338,19 @@ fn relay(c: &mut Criterion) {
             "guard_proxy event throughput, {what} (runs alternate; loadavg after {})",
             load.trim()
         );
-        println!("| run | direct events/s | proxy events/s | proxy/direct |");
-        println!("| --- | --- | --- | --- |");
-        for (n, (d, p)) in rates[k][0].iter().zip(rates[k][1].iter()).enumerate() {
+        println!("| run | direct events/s | direct + guard's interception events/s | proxy events/s | proxy/direct | proxy/(direct + interception) |");
+        println!("| --- | --- | --- | --- | --- | --- |");
+        let cell = |x: &(f64, usize, f64)| format!("{:.0} ({} in {:.3} s)", x.0, x.1, x.2);
+        let runs = rates[k][0].iter().zip(&rates[k][1]).zip(&rates[k][2]);
+        for (n, ((d, i), p)) in runs.enumerate() {
             println!(
-                "| {} | {:.0} ({} in {:.3} s) | {:.0} ({} in {:.3} s) | {:.0}% |",
+                "| {} | {} | {} | {} | {:.0}% | {:.0}% |",
                 n + 1,
-                d.0,
-                d.1,
-                d.2,
-                p.0,
-                p.1,
-                p.2,
-                100.0 * p.0 / d.0
+                cell(d),
+                cell(i),
+                cell(p),
+                100.0 * p.0 / d.0,
+                100.0 * p.0 / i.0
             );
         }
         let median = |v: &[(f64, usize, f64)]| {
@@ -337,8 +358,16 @@ fn relay(c: &mut Criterion) {
             r.sort_by(f64::total_cmp);
             r[r.len() / 2]
         };
-        let (d, p) = (median(&rates[k][0]), median(&rates[k][1]));
-        println!("| median | {d:.0} | {p:.0} | {:.0}% |", 100.0 * p / d);
+        let (d, i, p) = (
+            median(&rates[k][0]),
+            median(&rates[k][1]),
+            median(&rates[k][2]),
+        );
+        println!(
+            "| median | {d:.0} | {i:.0} | {p:.0} | {:.0}% | {:.0}% |",
+            100.0 * p / d,
+            100.0 * p / i
+        );
     }
 
     let mut group = c.benchmark_group("relay");
