@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use slicc_browsers::harness::cdp::{websocket_url, CdpClient, CdpOptions};
-use slicc_browsers::harness::runner::{CallError, Event, Transport};
+use slicc_browsers::harness::runner::{CallError, Closed, Event, Transport, TransportError};
 use slicc_browsers::harness::selftest::Chromium;
 use tungstenite::{Message, WebSocket};
 
@@ -192,7 +192,9 @@ fn chromium_protocol_errors_keep_code_and_message() {
     cdp.close();
     assert!(cdp.is_closed());
     match cdp.send("Browser.getVersion", json!({}), None) {
-        Err(CallError::Transport(why)) => assert!(why.contains("closed by the client"), "{why}"),
+        Err(CallError::Transport(why)) => {
+            assert!(why.to_string().contains("closed by the client"), "{why}")
+        }
         other => panic!("a call after close is a transport error, not {other:?}"),
     }
 }
@@ -368,7 +370,9 @@ fn garbage_from_the_server_fails_the_pending_call_without_a_panic() {
         assert!(errors[2].contains("id 999"), "{errors:?}");
 
         match cdp.send("Second.call", json!({}), None) {
-            Err(CallError::Transport(why)) => assert!(why.contains("malformed"), "{why}"),
+            Err(CallError::Transport(why)) => {
+                assert!(why.to_string().contains("malformed"), "{why}")
+            }
             other => panic!("a malformed frame fails the call, not {other:?}"),
         }
         assert!(cdp.is_closed());
@@ -396,7 +400,7 @@ fn a_connection_closed_mid_call_fails_the_call() {
                 assert!(
                     ["dropped", "closed", "failed"]
                         .iter()
-                        .any(|w| why.contains(w)),
+                        .any(|w| why.to_string().contains(w)),
                     "{why}"
                 )
             }
@@ -420,7 +424,9 @@ fn a_close_frame_mid_call_fails_the_call_with_its_reason() {
     within(Duration::from_secs(30), move || {
         let cdp = CdpClient::connect(&url, quick()).expect("connects");
         match cdp.send("Never.answered", json!({}), None) {
-            Err(CallError::Transport(why)) => assert!(why.contains("1001: going"), "{why}"),
+            Err(CallError::Transport(why)) => {
+                assert!(why.to_string().contains("1001: going"), "{why}")
+            }
             other => panic!("a close frame fails the call, not {other:?}"),
         }
         assert!(cdp.is_closed());
@@ -451,7 +457,9 @@ fn close_fails_a_call_pending_on_another_thread() {
         assert_eq!(cdp.closed_reason().as_deref(), Some("closed by the client"));
         assert_eq!(
             caller.join().unwrap(),
-            Err(CallError::Transport("closed by the client".into()))
+            Err(CallError::Transport(TransportError::Closed(
+                Closed::ByClient
+            )))
         );
         assert_eq!(
             waiter.join().unwrap(),
@@ -474,7 +482,9 @@ fn an_oversized_message_ends_the_connection() {
     within(Duration::from_secs(30), move || {
         let cdp = CdpClient::connect(&url, quick().max_message_size(1024)).expect("connects");
         match cdp.send("Big.answer", json!({}), None) {
-            Err(CallError::Transport(why)) => assert!(why.contains("oversized"), "{why}"),
+            Err(CallError::Transport(why)) => {
+                assert!(why.to_string().contains("oversized"), "{why}")
+            }
             other => panic!("an oversized answer fails the call, not {other:?}"),
         }
     });
@@ -534,17 +544,17 @@ fn bad_endpoints_are_transport_errors() {
     let port = 0;
     let refused = CdpClient::connect(&format!("ws://127.0.0.1:{port}/x"), quick());
     assert!(
-        matches!(&refused, Err(CallError::Transport(why)) if why.contains("cannot connect")),
+        matches!(&refused, Err(CallError::Transport(why)) if why.to_string().contains("cannot connect")),
         "{refused:?}"
     );
     let wss = CdpClient::connect("wss://127.0.0.1:1/x", quick());
     assert!(
-        matches!(&wss, Err(CallError::Transport(why)) if why.contains("wss://")),
+        matches!(&wss, Err(CallError::Transport(why)) if why.to_string().contains("wss://")),
         "{wss:?}"
     );
     let http = websocket_url(&format!("http://127.0.0.1:{port}"), Duration::from_secs(2));
     assert!(
-        matches!(&http, Err(CallError::Transport(why)) if why.contains("refused")),
+        matches!(&http, Err(CallError::Transport(why)) if why.to_string().contains("refused")),
         "{http:?}"
     );
     // Not a WebSocket server: the handshake fails, it does not hang.
@@ -559,7 +569,7 @@ fn bad_endpoints_are_transport_errors() {
         CdpClient::connect(&format!("ws://127.0.0.1:{port}/x"), quick()).map(|_| ())
     });
     assert!(
-        matches!(&not_ws, Err(CallError::Transport(why)) if why.contains("handshake")),
+        matches!(&not_ws, Err(CallError::Transport(why)) if why.to_string().contains("handshake")),
         "{not_ws:?}"
     );
 }

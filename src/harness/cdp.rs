@@ -50,7 +50,9 @@ use serde_json::{Map, Value};
 use tungstenite::protocol::WebSocket;
 use tungstenite::Message;
 
-use super::runner::{CallError, Event, Transport};
+use super::runner::{
+    CallError, Closed, ConnectFault, Event, Transport, TransportError, VersionFault,
+};
 use crate::http::Request;
 use crate::ws::{self, ConnectError, ReadHalf, Received, Writer};
 
@@ -152,7 +154,7 @@ struct State {
     next_id: u64,
     pending: HashMap<u64, SyncSender<Result<Value, CallError>>>,
     /// Why the connection ended, once it has.
-    closed: Option<String>,
+    closed: Option<Closed>,
     events: Vec<Event>,
     dropped_events: usize,
     errors: Vec<String>,
@@ -163,7 +165,7 @@ use crate::sys::lock;
 
 impl Shared {
     /// Ends the connection (first reason wins): every pending call fails with the reason.
-    fn fail(&self, why: String) {
+    fn fail(&self, why: Closed) {
         let pending = {
             let mut state = lock(&self.state);
             if state.closed.is_none() {
@@ -173,7 +175,9 @@ impl Shared {
         };
         let why = lock(&self.state).closed.clone().unwrap_or(why);
         for (_, tx) in pending {
-            let _ = tx.try_send(Err(CallError::Transport(why.clone())));
+            let _ = tx.try_send(Err(CallError::Transport(TransportError::Closed(
+                why.clone(),
+            ))));
         }
         self.changed.notify_all();
     }
@@ -190,15 +194,15 @@ impl Shared {
 
     /// Writes bytes that form whole frames, under the write lock; a failed write ends the
     /// connection (a partial frame would corrupt the stream).
-    fn write_text(&self, text: String) -> Result<(), String> {
+    fn write_text(&self, text: String) -> Result<(), Closed> {
         self.out
             .send(Message::Text(text.into()))
             .map_err(|e| self.write_failed(&e))
     }
 
     /// Ends the connection after a failed write (a partial frame would corrupt the stream).
-    fn write_failed(&self, e: &io::Error) -> String {
-        let why = format!("cannot write to the WebSocket: {e}");
+    fn write_failed(&self, e: &io::Error) -> Closed {
+        let why = Closed::Write(e.to_string());
         self.fail(why.clone());
         self.out.shutdown();
         why
@@ -311,19 +315,23 @@ fn clip(text: &str) -> String {
 /// The browser's WebSocket URL: `webSocketDebuggerUrl` from `<endpoint>/json/version`, where
 /// `endpoint` is `http://host:port` (a trailing path is ignored).
 pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallError> {
-    let fail = |why: String| CallError::Transport(format!("{endpoint}/json/version: {why}"));
+    let fail = |fault| TransportError::Version {
+        endpoint: endpoint.to_string(),
+        fault,
+    };
     let (host, port) = ws::split_url(endpoint, "http", 80)
-        .ok_or_else(|| CallError::Transport(format!("{endpoint}: not an http://host:port URL")))?;
+        .ok_or_else(|| TransportError::NotHttpEndpoint(endpoint.to_string()))?;
     let request = Request {
         host,
         port,
         path: "/json/version".into(),
         limit: VERSION_LIMIT,
     };
-    let version = crate::http::get_json(&request, timeout).map_err(|e| fail(e.to_string()))?;
+    let version = crate::http::get_json(&request, timeout)
+        .map_err(|e| fail(VersionFault::Get(e.to_string())))?;
     match version.get("webSocketDebuggerUrl") {
         Some(Value::String(url)) => Ok(url.clone()),
-        _ => Err(fail("no webSocketDebuggerUrl".into())),
+        _ => Err(fail(VersionFault::NoWebSocketUrl).into()),
     }
 }
 
@@ -331,14 +339,17 @@ impl CdpClient {
     /// Connects to a WebSocket endpoint such as `ws://127.0.0.1:9333/devtools/browser/<id>`
     /// (plain `ws://` only: CDP listens on loopback) and starts the reader thread.
     pub fn connect(ws_url: &str, options: CdpOptions) -> Result<CdpClient, CallError> {
-        let fail = |why: String| CallError::Transport(format!("{ws_url}: {why}"));
+        let fail = |fault| {
+            CallError::Transport(TransportError::Connect {
+                url: ws_url.to_string(),
+                fault,
+            })
+        };
         if ws_url
             .get(..6)
             .is_some_and(|s| s.eq_ignore_ascii_case("wss://"))
         {
-            return Err(fail(
-                "wss:// is not supported (CDP endpoints are plain ws:// on loopback)".into(),
-            ));
+            return Err(fail(ConnectFault::Wss));
         }
         let connect_timeout = options.connect_timeout.max(Duration::from_millis(1));
         let (ws, stream) = ws::connect(
@@ -348,18 +359,16 @@ impl CdpClient {
             options.max_message_size,
         )
         .map_err(|e| match e {
-            ConnectError::NotWs => fail("not a ws://host:port URL".into()),
-            ConnectError::Unreachable(host, port) => {
-                fail(format!("cannot connect to {host}:{port}"))
-            }
-            ConnectError::Setup(e) => fail(format!("cannot set up the socket: {e}")),
-            ConnectError::Handshake(e) => fail(format!("WebSocket handshake failed: {e}")),
+            ConnectError::NotWs => fail(ConnectFault::NotWs),
+            ConnectError::Unreachable(host, port) => fail(ConnectFault::Unreachable { host, port }),
+            ConnectError::Setup(e) => fail(ConnectFault::Socket(e.to_string())),
+            ConnectError::Handshake(e) => fail(ConnectFault::Handshake(e.to_string())),
         })?;
         // From here the reader blocks until data comes or the socket is shut down; a caller's
         // write may block at most one call timeout.
         stream
             .set_write_timeout(Some(options.call_timeout.max(Duration::from_millis(1))))
-            .map_err(|e| fail(format!("cannot set up the socket: {e}")))?;
+            .map_err(|e| fail(ConnectFault::Socket(e.to_string())))?;
         let shared = Arc::new(Shared {
             out: Writer::new(stream, true),
             state: Mutex::new(State::default()),
@@ -370,7 +379,7 @@ impl CdpClient {
         let reader = std::thread::Builder::new()
             .name("cdp-reader".into())
             .spawn(move || read_loop(ws, &for_reader))
-            .map_err(|e| fail(format!("cannot start the reader thread: {e}")))?;
+            .map_err(|e| fail(ConnectFault::Thread(e.to_string())))?;
         Ok(CdpClient {
             shared,
             reader: Mutex::new(Some(reader)),
@@ -415,7 +424,7 @@ impl CdpClient {
         let id = {
             let mut state = lock(&self.shared.state);
             if let Some(why) = &state.closed {
-                return Err(CallError::Transport(why.clone()));
+                return Err(TransportError::Closed(why.clone()).into());
             }
             state.next_id += 1;
             let id = state.next_id;
@@ -435,14 +444,16 @@ impl CdpClient {
             Ok(p) => p,
             Err(e) => {
                 lock(&self.shared.state).pending.remove(&id);
-                return Err(CallError::Transport(format!(
-                    "{method}: cannot encode the command: {e}"
-                )));
+                return Err(TransportError::Encode {
+                    method: method.to_string(),
+                    message: e.to_string(),
+                }
+                .into());
             }
         };
         if let Err(why) = self.shared.write_text(payload) {
             lock(&self.shared.state).pending.remove(&id);
-            return Err(CallError::Transport(why));
+            return Err(TransportError::Closed(why).into());
         }
         match rx.recv_timeout(timeout) {
             Ok(answer) => answer,
@@ -454,10 +465,10 @@ impl CdpClient {
                     None => rx.try_recv().unwrap_or_else(|_| Err(CallError::Timeout)),
                 }
             }
-            Err(RecvTimeoutError::Disconnected) => Err(CallError::Transport(
-                self.closed_reason()
-                    .unwrap_or_else(|| "the connection ended".into()),
-            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                let why = lock(&self.shared.state).closed.clone();
+                Err(TransportError::Closed(why.unwrap_or(Closed::Ended)).into())
+            }
         }
     }
 
@@ -471,10 +482,7 @@ impl CdpClient {
         )?;
         match result.get("sessionId") {
             Some(Value::String(s)) => Ok(s.clone()),
-            _ => Err(CallError::Transport(format!(
-                "Target.attachToTarget answered without a sessionId: {}",
-                clip(&result.to_string())
-            ))),
+            _ => Err(TransportError::NoSessionId(clip(&result.to_string())).into()),
         }
     }
 
@@ -483,8 +491,13 @@ impl CdpClient {
         lock(&self.shared.state).closed.is_some()
     }
 
-    /// Why the connection ended, once it has.
+    /// Why the connection ended, once it has, as text ([`CdpClient::closed`] as a type).
     pub fn closed_reason(&self) -> Option<String> {
+        self.closed().map(|why| why.to_string())
+    }
+
+    /// Why the connection ended, once it has.
+    pub fn closed(&self) -> Option<Closed> {
         lock(&self.shared.state).closed.clone()
     }
 
@@ -509,7 +522,7 @@ impl CdpClient {
     /// Pending and later calls fail with [`CallError::Transport`]. Closing twice is harmless.
     pub fn close(&self) {
         let first = !self.is_closed();
-        self.shared.fail("closed by the client".into());
+        self.shared.fail(Closed::ByClient);
         if first {
             // Best effort, and never wait for a caller stuck in a write.
             self.shared.out.close(None, false);
@@ -602,30 +615,30 @@ fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
                 Err(_) => shared.log_error("a binary message that is not UTF-8".into()),
             },
             Received::Message(Message::Close(frame)) => {
-                let why = match frame {
-                    Some(f) if !f.reason.is_empty() => format!(
-                        "the browser closed the WebSocket ({}: {})",
-                        u16::from(f.code),
-                        f.reason.as_str()
-                    ),
-                    Some(f) => format!("the browser closed the WebSocket ({})", u16::from(f.code)),
-                    None => "the browser closed the WebSocket".to_string(),
-                };
-                shared.fail(why);
+                shared.fail(match frame {
+                    Some(f) => Closed::Frame {
+                        code: Some(u16::from(f.code)),
+                        reason: f.reason.as_str().to_string(),
+                    },
+                    None => Closed::Frame {
+                        code: None,
+                        reason: String::new(),
+                    },
+                });
             }
             Received::Message(_) | Received::Idle => {}
             Received::Failed(
                 tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed,
             ) => {
-                break "the browser closed the connection".to_string();
+                break Closed::Connection;
             }
             Received::Failed(tungstenite::Error::Io(e)) => {
-                break format!("the connection failed: {e}");
+                break Closed::Read(e.to_string());
             }
             Received::Failed(tungstenite::Error::Protocol(
                 tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
             )) => {
-                break "the browser dropped the connection (no closing handshake)".to_string();
+                break Closed::Dropped;
             }
             Received::Failed(
                 e @ (tungstenite::Error::Protocol(_)
@@ -633,11 +646,11 @@ fn read_loop(mut ws: WebSocket<ReadHalf>, shared: &Shared) {
                 | tungstenite::Error::Utf8(_)
                 | tungstenite::Error::AttackAttempt),
             ) => {
-                let why = format!("malformed or oversized data from the browser: {e}");
-                shared.log_error(why.clone());
+                let why = Closed::Malformed(e.to_string());
+                shared.log_error(why.to_string());
                 break why;
             }
-            Received::Failed(e) => break format!("the WebSocket failed: {e}"),
+            Received::Failed(e) => break Closed::WebSocket(e.to_string()),
         }
     };
     shared.fail(why);
@@ -685,6 +698,93 @@ mod tests {
                 code: -32601,
                 message: "'X.y' wasn't found".into()
             }
+        );
+    }
+
+    /// Connection errors are typed, and read as the former text.
+    #[test]
+    fn transport_errors_are_typed() {
+        let options = CdpOptions::new().connect_timeout(Duration::from_secs(2));
+        let wss = CdpClient::connect("wss://127.0.0.1:1/x", options.clone()).err();
+        assert_eq!(
+            wss,
+            Some(CallError::Transport(TransportError::Connect {
+                url: "wss://127.0.0.1:1/x".into(),
+                fault: ConnectFault::Wss,
+            }))
+        );
+        assert_eq!(
+            wss.map(|e| e.to_string()).unwrap_or_default(),
+            "transport: wss://127.0.0.1:1/x: wss:// is not supported (CDP endpoints are plain \
+             ws:// on loopback)"
+        );
+        let not_ws = CdpClient::connect("http://127.0.0.1:1/x", options.clone()).err();
+        assert_eq!(
+            not_ws,
+            Some(CallError::Transport(TransportError::Connect {
+                url: "http://127.0.0.1:1/x".into(),
+                fault: ConnectFault::NotWs,
+            }))
+        );
+        let endpoint = websocket_url("ws://127.0.0.1:1", Duration::from_secs(2)).err();
+        assert_eq!(
+            endpoint,
+            Some(CallError::Transport(TransportError::NotHttpEndpoint(
+                "ws://127.0.0.1:1".into()
+            )))
+        );
+        assert_eq!(
+            endpoint.map(|e| e.to_string()).unwrap_or_default(),
+            "transport: ws://127.0.0.1:1: not an http://host:port URL"
+        );
+        let texts = [
+            (Closed::ByClient, "closed by the client"),
+            (
+                Closed::Frame {
+                    code: Some(1001),
+                    reason: "going".into(),
+                },
+                "the browser closed the WebSocket (1001: going)",
+            ),
+            (
+                Closed::Frame {
+                    code: Some(1000),
+                    reason: String::new(),
+                },
+                "the browser closed the WebSocket (1000)",
+            ),
+            (
+                Closed::Frame {
+                    code: None,
+                    reason: String::new(),
+                },
+                "the browser closed the WebSocket",
+            ),
+            (Closed::Connection, "the browser closed the connection"),
+            (
+                Closed::Dropped,
+                "the browser dropped the connection (no closing handshake)",
+            ),
+            (
+                Closed::Malformed("x".into()),
+                "malformed or oversized data from the browser: x",
+            ),
+            (
+                Closed::Write("x".into()),
+                "cannot write to the WebSocket: x",
+            ),
+            (Closed::Ended, "the connection ended"),
+        ];
+        for (why, text) in texts {
+            assert_eq!(why.to_string(), text);
+        }
+        assert_eq!(
+            TransportError::Version {
+                endpoint: "http://a:1".into(),
+                fault: VersionFault::NoWebSocketUrl,
+            }
+            .to_string(),
+            "http://a:1/json/version: no webSocketDebuggerUrl"
         );
     }
 

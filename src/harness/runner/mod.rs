@@ -21,4 +21,6 @@ pub use expand::{Leg, LegStep, Origins, Phase, Vars};
 pub use judge::{judge_row, precheck, CapabilitySet, Environment, LegRun, RowSpec};
 pub use record::{LogEntry, NavigationError, Read, Record, Recorded, SessionRecord};
 pub use summary::{summarize, Row, RowKey, Status, Summary, SummaryInput};
-pub use transport::{CallError, Event, Transport};
+pub use transport::{
+    CallError, Closed, ConnectFault, Event, Transport, TransportError, VersionFault,
+};
