@@ -50,8 +50,8 @@ use std::time::{Duration, Instant};
 use super::cdp::{leg_clients, CdpClient, CdpOptions};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
-    self, count_rows, Clients, ConnectError, Guard, LegRequest, RowResult, RunError, RunOptions,
-    StandIn,
+    self, count_rows, Clients, Guard, GuardConnectError, LegRequest, RowResult, RunError,
+    RunOptions, StandIn,
 };
 use super::runner::expand::Origins;
 use super::runner::judge::CapabilitySet;
@@ -515,15 +515,18 @@ impl<B: Send, E: std::error::Error + Send + Sync + 'static> Slots<B, E> {
         }
     }
 
-    fn urls(&self, slot: usize) -> Result<(String, String), ConnectError> {
-        let cell = self.slots.get(slot).ok_or(ConnectError::NoSlot(slot))?;
+    fn urls(&self, slot: usize) -> Result<(String, String), GuardConnectError> {
+        let cell = self
+            .slots
+            .get(slot)
+            .ok_or(GuardConnectError::NoSlot(slot))?;
         let mut cell = cell
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(b) = cell.as_ref() {
             return Ok((self.endpoints)(b));
         }
-        let browser = (self.launch)().map_err(|e| ConnectError::Launch(Box::new(e)))?;
+        let browser = (self.launch)().map_err(|e| GuardConnectError::Launch(Box::new(e)))?;
         let urls = (self.endpoints)(&browser);
         *cell = Some(browser);
         Ok(urls)
@@ -552,7 +555,7 @@ impl<B: Send, E: std::error::Error + Send + Sync + 'static> Guard for Slots<B, E
         true
     }
 
-    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, ConnectError> {
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, GuardConnectError> {
         let options = CdpOptions::new().call_timeout(self.call_timeout);
         let mut attempt = 0;
         loop {
@@ -568,7 +571,7 @@ impl<B: Send, E: std::error::Error + Send + Sync + 'static> Guard for Slots<B, E
                     attempt += 1;
                     self.relaunch(leg.slot);
                 }
-                Err(e) => return Err(ConnectError::Cdp(e)),
+                Err(e) => return Err(GuardConnectError::Cdp(e)),
             }
         }
     }
@@ -1011,7 +1014,7 @@ mod tests {
         let Err(e) = slots.connect(&leg(0)) else {
             panic!("a slot whose launch fails connects");
         };
-        let ConnectError::Launch(why) = &e else {
+        let GuardConnectError::Launch(why) = &e else {
             panic!("{e:?}");
         };
         assert!(
@@ -1025,7 +1028,7 @@ mod tests {
         let Err(e) = slots.connect(&leg(3)) else {
             panic!("slot 3 of 1 connects");
         };
-        assert!(matches!(e, ConnectError::NoSlot(3)), "{e:?}");
+        assert!(matches!(e, GuardConnectError::NoSlot(3)), "{e:?}");
         assert_eq!(e.to_string(), "no slot 3");
     }
 }

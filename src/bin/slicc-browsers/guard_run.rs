@@ -10,7 +10,7 @@ use serde_json::Value;
 use slicc_browsers::harness::cdp::{leg_clients, CdpClient, CdpOptions};
 use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::harness::runner::drive::{
-    self, count_rows, Clients, ConnectError, Guard, LegRequest, RemoteStandIn, RowResult,
+    self, count_rows, Clients, Guard, GuardConnectError, LegRequest, RemoteStandIn, RowResult,
     RunOptions, StandIn,
 };
 use slicc_browsers::harness::runner::expand::Origins;
@@ -413,17 +413,17 @@ impl Guard for Remote {
         true
     }
 
-    fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, ConnectError> {
+    fn connect(&self, _leg: &LegRequest<'_>) -> Result<Clients, GuardConnectError> {
         let guarded =
             CdpClient::connect_endpoint(&self.guard, CdpOptions::new()).map_err(|error| {
-                ConnectError::Endpoint {
+                GuardConnectError::Endpoint {
                     name: format!("--guard {}", self.guard),
                     error,
                 }
             })?;
         let observer =
             CdpClient::connect_endpoint(&self.observer, CdpOptions::new()).map_err(|error| {
-                ConnectError::Endpoint {
+                GuardConnectError::Endpoint {
                     name: format!("--observer {}", self.observer),
                     error,
                 }

@@ -44,8 +44,8 @@ pub use super::plan::{
 };
 pub use remote::{RemoteStandIn, StandInUrlError};
 pub use rows::{
-    count_rows, new_tag, run, variant_delay, Clients, ConnectError, Guard, LegRequest, RowResult,
-    RunError, RunOptions,
+    count_rows, new_tag, run, variant_delay, Clients, Guard, GuardConnectError, LegRequest,
+    RowResult, RunError, RunOptions,
 };
 
 /// How long a page navigation, a page's load or a tab's first load may take.

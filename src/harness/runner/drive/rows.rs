@@ -55,7 +55,7 @@ pub struct Clients {
 /// Why a [`Guard`] gave no clients for a leg (the leg then fails with `connect: <why>`).
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum ConnectError {
+pub enum GuardConnectError {
     /// A CDP connection failed.
     Cdp(CallError),
     /// The CDP connection to a named endpoint failed.
@@ -71,30 +71,30 @@ pub enum ConnectError {
     Launch(Box<dyn std::error::Error + Send + Sync>),
 }
 
-impl std::fmt::Display for ConnectError {
+impl std::fmt::Display for GuardConnectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ConnectError::Cdp(e) => e.fmt(f),
-            ConnectError::Endpoint { name, error } => write!(f, "{name}: {error}"),
-            ConnectError::NoSlot(slot) => write!(f, "no slot {slot}"),
-            ConnectError::Launch(e) => e.fmt(f),
+            GuardConnectError::Cdp(e) => e.fmt(f),
+            GuardConnectError::Endpoint { name, error } => write!(f, "{name}: {error}"),
+            GuardConnectError::NoSlot(slot) => write!(f, "no slot {slot}"),
+            GuardConnectError::Launch(e) => e.fmt(f),
         }
     }
 }
 
-impl std::error::Error for ConnectError {
+impl std::error::Error for GuardConnectError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            ConnectError::Cdp(e) | ConnectError::Endpoint { error: e, .. } => Some(e),
-            ConnectError::Launch(e) => Some(e.as_ref()),
-            ConnectError::NoSlot(_) => None,
+            GuardConnectError::Cdp(e) | GuardConnectError::Endpoint { error: e, .. } => Some(e),
+            GuardConnectError::Launch(e) => Some(e.as_ref()),
+            GuardConnectError::NoSlot(_) => None,
         }
     }
 }
 
-impl From<CallError> for ConnectError {
-    fn from(e: CallError) -> ConnectError {
-        ConnectError::Cdp(e)
+impl From<CallError> for GuardConnectError {
+    fn from(e: CallError) -> GuardConnectError {
+        GuardConnectError::Cdp(e)
     }
 }
 
@@ -113,7 +113,7 @@ pub trait Guard: Send + Sync {
         false
     }
     /// The clients for one leg.
-    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, ConnectError>;
+    fn connect(&self, leg: &LegRequest<'_>) -> Result<Clients, GuardConnectError>;
 }
 
 /// What a run covers and how.

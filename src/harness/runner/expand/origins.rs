@@ -140,7 +140,7 @@ pub fn is_origin_name(name: &str) -> bool {
 
 /// Why a value of the origin map is not an origin; each holds the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum NotAnOrigin {
+enum BadOrigin {
     /// No `://`.
     NoSeparator(String),
     /// The scheme is empty or has characters a scheme cannot.
@@ -149,14 +149,14 @@ enum NotAnOrigin {
     Authority(String),
 }
 
-impl std::fmt::Display for NotAnOrigin {
+impl std::fmt::Display for BadOrigin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NotAnOrigin::NoSeparator(o) => {
+            BadOrigin::NoSeparator(o) => {
                 write!(f, "{o:?} is not an origin (scheme://host[:port])")
             }
-            NotAnOrigin::Scheme(o) => write!(f, "{o:?} has no valid scheme"),
-            NotAnOrigin::Authority(o) => write!(
+            BadOrigin::Scheme(o) => write!(f, "{o:?} has no valid scheme"),
+            BadOrigin::Authority(o) => write!(
                 f,
                 "{o:?} is not an origin: it must be scheme://host[:port], no path or slash"
             ),
@@ -164,9 +164,9 @@ impl std::fmt::Display for NotAnOrigin {
     }
 }
 
-fn check_origin(origin: &str) -> Result<(), NotAnOrigin> {
+fn check_origin(origin: &str) -> Result<(), BadOrigin> {
     let Some((scheme, rest)) = origin.split_once("://") else {
-        return Err(NotAnOrigin::NoSeparator(origin.to_string()));
+        return Err(BadOrigin::NoSeparator(origin.to_string()));
     };
     let scheme_ok = scheme
         .chars()
@@ -176,10 +176,10 @@ fn check_origin(origin: &str) -> Result<(), NotAnOrigin> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !scheme_ok {
-        return Err(NotAnOrigin::Scheme(origin.to_string()));
+        return Err(BadOrigin::Scheme(origin.to_string()));
     }
     if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
-        return Err(NotAnOrigin::Authority(origin.to_string()));
+        return Err(BadOrigin::Authority(origin.to_string()));
     }
     Ok(())
 }
@@ -217,17 +217,17 @@ mod tests {
         let cases = [
             (
                 "seven.test",
-                NotAnOrigin::NoSeparator("seven.test".into()),
+                BadOrigin::NoSeparator("seven.test".into()),
                 r#""seven.test" is not an origin (scheme://host[:port])"#,
             ),
             (
                 "1http://a.test",
-                NotAnOrigin::Scheme("1http://a.test".into()),
+                BadOrigin::Scheme("1http://a.test".into()),
                 r#""1http://a.test" has no valid scheme"#,
             ),
             (
                 "http://a.test/",
-                NotAnOrigin::Authority("http://a.test/".into()),
+                BadOrigin::Authority("http://a.test/".into()),
                 r#""http://a.test/" is not an origin: it must be scheme://host[:port], no path or slash"#,
             ),
         ];
