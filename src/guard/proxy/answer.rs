@@ -1,0 +1,125 @@
+//! What the proxy answers a client over HTTP: a response, and each refusal with its status.
+
+use super::{BrowserError, HEAD_LIMITS};
+use crate::http::head::{self, HeadError, RequestHead};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// Why a client's HTTP request gets no document: each with its status.
+#[derive(Debug)]
+pub(super) enum Refusal {
+    /// The request head is not one the proxy reads.
+    Head(HeadError),
+    /// The connection ended or failed before the head was complete.
+    Read(Option<io::Error>),
+    /// A WebSocket upgrade without `Sec-WebSocket-Key`.
+    NoKey,
+    /// Not `GET`.
+    Method,
+    /// A path the proxy does not serve.
+    NotServed(String),
+    /// The browser side failed.
+    Browser(BrowserError),
+}
+
+impl Refusal {
+    pub(super) fn status(&self) -> u16 {
+        match self {
+            Refusal::Head(e) => e.status(),
+            Refusal::Read(_) | Refusal::NoKey => 400,
+            Refusal::Method => 405,
+            Refusal::NotServed(_) => 404,
+            Refusal::Browser(_) => 502,
+        }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Head(e) => write!(f, "request head: {e}"),
+            Refusal::Read(None) => f.write_str("connection closed in the request head"),
+            Refusal::Read(Some(e)) => write!(f, "cannot read the request: {e}"),
+            Refusal::NoKey => f.write_str("no Sec-WebSocket-Key"),
+            Refusal::Method => f.write_str("only GET"),
+            Refusal::NotServed(path) => write!(
+                f,
+                "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list, /json/protocol and the browser WebSocket)"
+            ),
+            Refusal::Browser(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<BrowserError> for Refusal {
+    fn from(e: BrowserError) -> Refusal {
+        Refusal::Browser(e)
+    }
+}
+
+pub(super) fn respond(
+    mut stream: &TcpStream,
+    status: u16,
+    kind: &str,
+    body: &[u8],
+) -> io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        414 => "URI Too Long",
+        431 => "Request Header Fields Too Large",
+        502 => "Bad Gateway",
+        505 => "HTTP Version Not Supported",
+        503 => "Service Unavailable",
+        _ => "Error",
+    };
+    // Head and body in one write: a client that reads only what came with the head (as
+    // tungstenite's handshake does for an error answer) still gets the body.
+    let mut answer = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(body);
+    stream.write_all(&answer)?;
+    stream.flush()
+}
+
+/// Reads a request head (bounded in size and time): the head and the bytes read past it (a
+/// WebSocket client's first frames, handed to the relay).
+pub(super) fn read_head(stream: &mut TcpStream) -> Result<(RequestHead, Vec<u8>), Refusal> {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(head) = head::request(&buf, &HEAD_LIMITS).map_err(Refusal::Head)? {
+            let rest = buf.split_off(head.len);
+            return Ok((head, rest));
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) => return Err(Refusal::Read(None)),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Refusal::Read(Some(e))),
+        }
+    }
+}
+
+/// Answers `refusal` with its status and text. A head refused before its end leaves input
+/// unread: that is read and dropped for a moment ([`crate::http::linger`]) so that the answer
+/// is not lost to a reset.
+pub(super) fn refuse(stream: &TcpStream, refusal: &Refusal) {
+    let _ = respond(
+        stream,
+        refusal.status(),
+        "text/plain",
+        format!("{refusal}\n").as_bytes(),
+    );
+    if matches!(refusal, Refusal::Head(_)) {
+        let _ = stream.shutdown(std::net::Shutdown::Write);
+        crate::http::linger(stream);
+    }
+}

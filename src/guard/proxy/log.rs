@@ -1,0 +1,35 @@
+//! The proxy's JSON-lines log ([`ProxyLog`]).
+
+use crate::sys::lock;
+use serde_json::Value;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+/// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`](super::ProxyOptions::log)). Each line is one object:
+/// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
+/// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
+/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A command the policy
+/// held (it came before the policy was ready, or waits for its checks) and refused later is
+/// logged when it is refused, with `held: true` and the refusal's text as `why`.
+#[derive(Clone)]
+pub struct ProxyLog(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl std::fmt::Debug for ProxyLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProxyLog")
+    }
+}
+
+impl ProxyLog {
+    /// A log written to `sink` (a file, stderr, a buffer).
+    pub fn new(sink: impl Write + Send + 'static) -> ProxyLog {
+        ProxyLog(Arc::new(Mutex::new(Box::new(sink))))
+    }
+
+    /// Writes one line (best effort: a failing log never stops the proxy).
+    pub(super) fn line(&self, value: &Value) {
+        let mut sink = lock(&self.0);
+        let _ = writeln!(sink, "{value}");
+        let _ = sink.flush();
+    }
+}
