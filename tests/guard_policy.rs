@@ -231,6 +231,11 @@ fn a_popup_of_a_protected_page_stays_protected_when_its_opener_moves_on() {
 }
 
 #[test]
+fn closing_a_context_or_the_browser_that_holds_a_protected_tab_is_refused() {
+    assert!(run_trace("closing.jsonl") > 15);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }

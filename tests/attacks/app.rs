@@ -350,6 +350,7 @@ fn app_js(secret: &str) -> String {
       try {{ window.__shared = new SharedWorker("/shared.js?k=" + secret); window.__shared.port.start(); }} catch (e) {{ ev("shared", "failed " + e); }}
     }}
     ev("tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
+    ev("locale", Intl.NumberFormat().resolvedOptions().locale + " " + navigator.language);
     const drop = document.getElementById("drop");
     drop.addEventListener("dragover", (e) => e.preventDefault());
     drop.addEventListener("drop", (e) => {{ e.preventDefault(); ev("dropped", e.dataTransfer.getData("text/plain")); }});

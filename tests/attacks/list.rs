@@ -119,6 +119,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.shared-worker-attach", "Target.attachToTarget on the vault's shared worker", shared_worker_attach),
         A::new("c7.sw-registrations", "ServiceWorker.enable reports the vault's worker script URL", sw_registrations),
         A::new("c7.sw-push", "ServiceWorker.deliverPushMessage to the vault's worker", sw_push),
+        // session 6
+        A::new("c2.popup-touched-hop", "the client's page opens a popup on a slow ordinary redirect to the vault and touches its initial document; the client attaches during the hop, with an init script", popup_touched_hop).tries(3),
+        A::new("c2.popup-noopener-hop", "the client's page opens a noopener popup on a slow ordinary redirect to the vault; the client attaches during the hop, with an init script", popup_noopener_hop).tries(3),
+        A::new("c2.inflight-new-context", "Target.createTarget in a new browser context (newWindow, background) on a slow ordinary redirect to the vault, attached during the hop, with an init script", inflight_new_context).tries(3),
+        A::new("c7.timezone-same-site", "Emulation.setTimezoneOverride on the client's page reaches the extra origin's same-site popup (one renderer)", timezone_same_site).tries(2),
+        A::new("c7.locale-same-site", "Emulation.setLocaleOverride on the client's page reaches the extra origin's same-site popup (one renderer)", locale_same_site).tries(2),
+        A::new("c7.dispose-user-context", "Target.disposeBrowserContext on the user's browser context closes the vault tab in it", dispose_user_context),
+        A::new("c7.browser-close", "Browser.close closes the user's vault tab with the browser", browser_close),
     ]
 }
 
@@ -2708,5 +2716,234 @@ fn extra_headers_websocket(ctx: &Ctx) -> Res {
         _ => Err(Stop::Failed(
             "the vault's WebSocket handshake carried no X-Attack".into(),
         )),
+    }
+}
+
+// ---- session 6 ----
+
+/// The client's attached `session` on a tab whose navigation to the vault is under way: an
+/// init script, `runIfWaitingForDebugger`, then the exfiltration script every 20 ms.
+fn exfil_during_commit(ctx: &Ctx, s: &str) -> Res {
+    let _ = ctx.send("Page.enable", json!({}), Some(s));
+    let _ = ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": ctx.exfil_js(), "runImmediately": true}),
+        Some(s),
+    );
+    let _ = ctx.send("Runtime.runIfWaitingForDebugger", json!({}), Some(s));
+    ctx.exfil_loop(s, 6000);
+    ctx.exfiltrated(3000)
+}
+
+/// Waits until the app saw this attack's slow hop.
+fn hop_requested(ctx: &Ctx) -> Result<(), Stop> {
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.path() == "/hop" && h.target.contains(&ctx.tag)
+        })
+        .map(|_| ())
+        .ok_or_else(|| Stop::Setup("the hop was never requested".into()))
+}
+
+/// The client's page opens the slow hop to the vault in a popup (`features`, and `touch`: the
+/// opener writes into the popup's initial document); the client attaches to the popup while
+/// the hop is held and races the commit.
+fn popup_hop(ctx: &Ctx, features: &str, touch: bool) -> Res {
+    let (t, s) = client_page(ctx, None)?;
+    let script = format!(
+        "(() => {{ const w = window.open({}, '_blank', {}); if (w && {touch}) {{ w.document.title = 'touched'; w.document.body && (w.document.body.textContent = 'touched'); }} return true; }})()",
+        json!(hop_to_vault(ctx, 2000)),
+        json!(features),
+    );
+    ctx.eval(&s, &script)?;
+    hop_requested(ctx)?;
+    let popup = {
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        loop {
+            let r = ctx.send("Target.getTargets", json!({}), None)?;
+            let found = r["targetInfos"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .find(|i| {
+                    i["type"] == "page"
+                        && i["targetId"] != json!(t)
+                        && (i["openerId"] == json!(t)
+                            || i["url"].as_str().is_some_and(|u| u.contains(&ctx.tag)))
+                })
+                .and_then(|i| i["targetId"].as_str().map(String::from));
+            if let Some(f) = found {
+                break f;
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(Stop::Failed(format!("the client never saw the popup: {r}")));
+            }
+            sleep(50);
+        }
+    };
+    let p = ctx.attach(&popup)?;
+    exfil_during_commit(ctx, &p)
+}
+
+fn popup_touched_hop(ctx: &Ctx) -> Res {
+    popup_hop(ctx, "", true)
+}
+
+fn popup_noopener_hop(ctx: &Ctx) -> Res {
+    popup_hop(ctx, "noopener", false)
+}
+
+fn inflight_new_context(ctx: &Ctx) -> Res {
+    let c = ctx.send("Target.createBrowserContext", json!({}), None)?;
+    let t = ctx.send(
+        "Target.createTarget",
+        json!({"url": hop_to_vault(ctx, 2000), "browserContextId": c["browserContextId"], "newWindow": true, "background": true}),
+        None,
+    )?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    hop_requested(ctx)?;
+    let s = ctx.attach(&id)?;
+    exfil_during_commit(ctx, &s)
+}
+
+/// The client's page on `other.client.example` gets `method` (`params`), then opens the extra
+/// origin's app in a popup (same site: one renderer); the popup's own `kind` beacon reports
+/// `value`.
+fn same_site_override(ctx: &Ctx, method: &str, params: Value, kind: &str, value: &str) -> Res {
+    let url = ctx.url("http://other.client.example", "/page");
+    let (_, s) = ctx.open(&url)?;
+    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    ctx.send(method, params, Some(&s))?;
+    let app = ctx.url("http://client.example", "/app");
+    ctx.eval(
+        &s,
+        &format!("window.__w = window.open({}); true", json!(app)),
+    )?;
+    ctx.app()
+        .app_event(&ctx.tag, kind, value, Duration::from_secs(5))
+        .map(|h| {
+            format!(
+                "the extra origin's page reported {kind} {:?}",
+                h.param("v").unwrap_or_default()
+            )
+        })
+        .ok_or_else(|| {
+            let seen: Vec<String> = ctx
+                .app()
+                .log()
+                .iter()
+                .filter(|h| h.path() == "/ev" && h.target.contains(&ctx.tag))
+                .map(|h| h.target.clone())
+                .collect();
+            Stop::Failed(format!("the popup never reported {kind} {value}: {seen:?}"))
+        })
+}
+
+fn timezone_same_site(ctx: &Ctx) -> Res {
+    same_site_override(
+        ctx,
+        "Emulation.setTimezoneOverride",
+        json!({"timezoneId": "Pacific/Kiritimati"}),
+        "tz",
+        "Pacific/Kiritimati",
+    )
+}
+
+fn locale_same_site(ctx: &Ctx) -> Res {
+    same_site_override(
+        ctx,
+        "Emulation.setLocaleOverride",
+        json!({"locale": "fr-CA"}),
+        "locale",
+        "fr-CA",
+    )
+}
+
+fn dispose_user_context(ctx: &Ctx) -> Res {
+    let c = ctx
+        .obs()
+        .send("Target.createBrowserContext", json!({}), None)
+        .map_err(|e| super::setup("the user's context", e))?;
+    let context = c["browserContextId"].clone();
+    let vault = ctx.vault("/app");
+    let t = ctx
+        .obs()
+        .send(
+            "Target.createTarget",
+            json!({"url": vault, "browserContextId": context}),
+            None,
+        )
+        .map_err(|e| super::setup("the user's tab", e))?;
+    let tab = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.user_wait_loaded(&tab, &vault)?;
+    // The user's ordinary tab in the same context shows the client its id.
+    let _ = ctx.obs().send(
+        "Target.createTarget",
+        json!({"url": ctx.url("http://ordinary.test", "/page"), "browserContextId": context}),
+        None,
+    );
+    sleep(300);
+    let mut ids: Vec<Value> = Vec::new();
+    if let Ok(r) = ctx.send("Target.getBrowserContexts", json!({}), None) {
+        ids.extend(
+            r["browserContextIds"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+        );
+    }
+    if let Ok(r) = ctx.send("Target.getTargets", json!({}), None) {
+        ids.extend(
+            r["targetInfos"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .iter()
+                .map(|i| i["browserContextId"].clone()),
+        );
+    }
+    let mut answers = Vec::new();
+    if let Some(id) = ids.iter().find(|i| **i == context) {
+        answers.push(
+            ctx.c
+                .send(
+                    "Target.disposeBrowserContext",
+                    json!({"browserContextId": id}),
+                    None,
+                )
+                .map(|_| "ok".to_string())
+                .unwrap_or_else(|e| e.to_string()),
+        );
+    }
+    sleep(500);
+    if ctx
+        .user_targets()
+        .iter()
+        .any(|t| t["targetId"] == json!(tab))
+    {
+        Err(Stop::Failed(format!(
+            "the vault tab is still there ({answers:?})"
+        )))
+    } else {
+        Ok("the vault tab is gone with its context".into())
+    }
+}
+
+fn browser_close(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let r = ctx.c.send("Browser.close", json!({}), None);
+    sleep(1000);
+    if ctx.obs().is_closed()
+        || !ctx
+            .user_targets()
+            .iter()
+            .any(|t| t["targetId"] == json!(tab))
+    {
+        Ok("the browser closed, and the vault tab with it".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault tab is still there ({r:?})"
+        )))
     }
 }

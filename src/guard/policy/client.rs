@@ -30,6 +30,9 @@ const TRACING_WHY: &str =
 /// Why capture and input are refused on a page holding a protected frame.
 const HOSTED_WHY: &str = "the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach";
 
+/// Why closing a browser context or the browser is refused while a protected tab is open.
+const CLOSES_WHY: &str = "it closes a protected tab (its browser context, or the whole browser), with what the user had there";
+
 /// Why heap profiling is refused, in the refusal's words.
 const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
 
@@ -53,6 +56,17 @@ impl Policy {
             Value::Object(map) => map.values().any(|i| self.names_internal(i)),
             _ => false,
         }
+    }
+
+    /// Whether a protected tab is open in browser context `context` (in any, for `None`): an
+    /// ordinary or internal page is not one, and an unknown context holds none the policy saw.
+    fn closes_protected(&self, context: Option<&Value>) -> bool {
+        self.targets.values().any(|t| {
+            t.protected
+                && matches!(t.kind.as_str(), "page" | "tab")
+                && !t.info["url"].as_str().is_some_and(internal_url)
+                && context.is_none_or(|c| t.info.get("browserContextId") == Some(c))
+        })
     }
 
     /// Answers a frame the policy cannot take with a protocol error (with its id, if any).
@@ -297,6 +311,14 @@ impl Policy {
             }
             "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
                 self.attach_command(key, id, method, params, v, out)
+            }
+            // Closing a browser context (which names no target) or the whole browser closes
+            // every tab in it, protected ones included.
+            "Target.disposeBrowserContext" | "Browser.close" | "Browser.crash"
+                if self.closes_protected(params.get("browserContextId")) =>
+            {
+                let message = self.refusal_because(CLOSES_WHY);
+                return self.refuse(key, id, &message, "closes a protected tab", out);
             }
             "Target.setDiscoverTargets" if key.is_empty() => {
                 return self.answer_discover(id, params, out);

@@ -49,7 +49,10 @@
 //!   it. A protected target is dropped from `Target.getTargets`, `targetCreated`,
 //!   `targetInfoChanged`, `targetDestroyed`, `attachedToTarget` and `getTargetInfo`; commands
 //!   naming it (`attachToTarget`, `activateTarget`, `closeTarget`, `getTargetInfo`, ... any
-//!   `targetId`) are refused, as are commands naming a target it does not know.
+//!   `targetId`) are refused, as are commands naming a target it does not know. Closing what
+//!   holds a protected tab without naming it is refused too: `Target.disposeBrowserContext`
+//!   of a context with a protected page or tab in it, and `Browser.close` and `Browser.crash`
+//!   while one is open anywhere.
 //! - **Sessions.** Every session the client gets to a document target (attached, or
 //!   auto-attached, where the policy makes the target wait for it) first gets the policy's own
 //!   `Fetch.enable` for document requests and a `Page.getFrameTree` check; only then does the
