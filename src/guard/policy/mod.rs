@@ -181,6 +181,7 @@
 
 mod browser;
 mod client;
+mod commits;
 mod compat;
 mod cookies;
 mod fetch;

@@ -1,0 +1,263 @@
+//! What a session's documents commit: its frame tree judged (and, for a tab whose first
+//! document is still under way, waited for), navigations under way when it was made, what
+//! commits later (`Page.frameNavigated`, the default execution context), and the back/forward
+//! list a history navigation could restore from with no request.
+
+use serde_json::{json, Value};
+
+use super::state::{Kind, Own, Probe};
+use super::{Output, Policy};
+
+/// Why a session to a tab with a protected page in its back/forward list is refused.
+pub(super) const BACKLIST_WHY: &str = "the tab's back/forward list holds a protected page, which a history navigation restores from the back/forward cache with no request to pause";
+
+impl Policy {
+    /// The answer to a session's frame-tree check showed no document yet (see
+    /// [`FirstCommit`]): the check waits, and asks again when the target changes (at once if it
+    /// changed while this question was out). Returns whether it waits.
+    pub(super) fn await_first_commit(&mut self, sid: &str, hold: u64, out: &mut Output) -> bool {
+        let Some(f) = self
+            .sessions
+            .get_mut(sid)
+            .and_then(|s| s.first_commit.as_mut())
+            .filter(|f| f.hold == hold)
+        else {
+            return false;
+        };
+        f.asked = f.changed;
+        if f.changed {
+            f.changed = false;
+            self.ask_frame_tree(sid, hold, out);
+        }
+        true
+    }
+
+    /// A session's frame-tree check answered with a document: it no longer waits for one.
+    pub(super) fn first_commit_seen(&mut self, sid: &str, hold: u64) {
+        if let Some(s) = self.sessions.get_mut(sid) {
+            if s.first_commit.is_some_and(|f| f.hold == hold) {
+                s.first_commit = None;
+            }
+        }
+    }
+
+    /// `Target.targetInfoChanged` (a commit among its causes): every session of the target
+    /// whose checks wait for its first document asks for the frame tree again.
+    pub(super) fn target_changed(&mut self, target: &str, out: &mut Output) {
+        let mut ask = Vec::new();
+        for (k, s) in self.sessions.iter_mut() {
+            if s.target != target || s.closed {
+                continue;
+            }
+            if let Some(f) = s.first_commit.as_mut() {
+                if f.asked {
+                    f.changed = true;
+                } else {
+                    f.asked = true;
+                    ask.push((k.clone(), f.hold));
+                }
+            }
+        }
+        for (sid, hold) in ask {
+            self.ask_frame_tree(&sid, hold, out);
+        }
+    }
+
+    fn ask_frame_tree(&mut self, sid: &str, hold: u64, out: &mut Output) {
+        let what = Own::Probe {
+            hold,
+            what: Probe::FrameTree,
+        };
+        let msg = self.own_command(sid, "Page.getFrameTree", json!({}), what);
+        out.to_browser.push(msg);
+    }
+
+    /// Whether a frame tree holds a frame whose URL or origin is protected: `Some(true)` when
+    /// it is the main frame.
+    pub(super) fn tree_reaches(&self, tree: &Value) -> Option<bool> {
+        fn walk(p: &Policy, node: &Value, main: bool) -> Option<bool> {
+            let f = &node["frame"];
+            let hit = ["url", "securityOrigin"]
+                .iter()
+                .any(|k| f[*k].as_str().is_some_and(|u| p.off_limits(u)));
+            if hit {
+                return Some(main);
+            }
+            node["childFrames"]
+                .as_array()
+                .and_then(|kids| kids.iter().find_map(|k| walk(p, k, false)))
+        }
+        walk(self, tree, true)
+    }
+
+    /// A session showed a protected document: its target is protected when `main`, else the
+    /// session alone is detached.
+    pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {
+        let Some(target) = self.session(key).map(|s| s.target.clone()) else {
+            return;
+        };
+        if main && !target.is_empty() {
+            if let Some(t) = self.targets.get_mut(&target) {
+                t.origin = true;
+            }
+            self.protect_target(&target, out);
+        }
+        self.detach(key, out);
+    }
+
+    /// A `Page.getNavigationHistory` result: entries remembered, protected ones blanked.
+    /// Returns whether the result changed.
+    pub(super) fn history_response(&mut self, v: &mut Value, key: &str) -> bool {
+        let mut changed = false;
+        if let Some(entries) = v
+            .pointer_mut("/result/entries")
+            .and_then(Value::as_array_mut)
+        {
+            for e in entries.iter_mut() {
+                let bad = ["url", "userTypedURL"]
+                    .iter()
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(key)) {
+                    s.history.insert(eid, bad);
+                }
+                if bad {
+                    e["url"] = json!("about:blank");
+                    e["userTypedURL"] = json!("about:blank");
+                    e["title"] = json!("");
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// A `Page.getFrameTree` / `getResourceTree` result: whether a frame of it is protected
+    /// (then the session pays, and the client gets a refusal).
+    pub(super) fn frame_tree_response(&mut self, v: &Value, key: &str, out: &mut Output) -> bool {
+        match self.tree_reaches(&v["result"]["frameTree"]) {
+            Some(main) => {
+                self.session_reached(key, main, out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The answer to the policy's own `Page.getNavigationHistory` on a new page session: an
+    /// entry other than the current one on a protected or internal URL (one a history
+    /// navigation, the page's own `history.back()` included, restores from the back/forward
+    /// cache with no request to pause) fails the session's checks, or cuts the session if it
+    /// was released already. An error fails closed too.
+    pub(super) fn backlist_answer(&mut self, sid: &str, v: &Value, out: &mut Output) {
+        let current = v["result"]["currentIndex"].as_i64();
+        let mut restorable = v.get("error").is_some() || current.is_none();
+        if let Some(entries) = v["result"]["entries"].as_array() {
+            for (i, e) in entries.iter().enumerate() {
+                let bad = ["url", "userTypedURL"]
+                    .iter()
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(sid)) {
+                    s.history.insert(eid, bad);
+                }
+                restorable |= bad && i64::try_from(i).ok() != current;
+            }
+        }
+        if !restorable {
+            return;
+        }
+        let held: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.session == sid)
+            .map(|(k, _)| *k)
+            .collect();
+        if held.is_empty() {
+            return self.detach(sid, out);
+        }
+        for h in held {
+            if let Some(hold) = self.holds.get_mut(&h) {
+                hold.blocked = true;
+                hold.reason = Some(BACKLIST_WHY);
+            }
+            self.settle_hold(h, out);
+        }
+    }
+
+    /// The policy's own `Network` events of a document session: a document request it saw
+    /// start is remembered (its interception was on first, so its redirects are paused too);
+    /// a redirect hop or a response of a protected document request it never saw start
+    /// belongs to a navigation already under way when the session was made, which the
+    /// interception does not see and which would commit under the client's instrumentation
+    /// (init scripts, bindings, overrides): the session is cut at once, before the commit
+    /// (the protected server's answer and a new renderer come first), and the target with it
+    /// for the main frame. Returns why the event is withheld, if it is.
+    pub(super) fn uncaught_document(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        let p = &v["params"];
+        if p["type"].as_str() != Some("Document") {
+            return None;
+        }
+        let s = self.session(key)?;
+        if s.kind != Kind::Document || s.closed {
+            return None;
+        }
+        let rid = p["requestId"].as_str().unwrap_or_default().to_string();
+        let seen = s.navigations.contains(&rid);
+        let start = method == "Network.requestWillBeSent" && p.get("redirectResponse").is_none();
+        if start {
+            if let Some(s) = self.session_mut(key) {
+                s.navigations.insert(rid, ());
+            }
+            return None;
+        }
+        let url = if method == "Network.requestWillBeSent" {
+            p["request"]["url"].as_str()
+        } else {
+            p["response"]["url"].as_str()
+        };
+        if seen || !url.is_some_and(|u| self.off_limits(u)) {
+            return None;
+        }
+        let target = s.target.clone();
+        let main = p["frameId"].as_str() == Some(target.as_str());
+        self.session_reached(key, main, out);
+        Some("a protected document already under way when the session was made")
+    }
+
+    /// `Page.frameNavigated` and `Runtime.executionContextCreated`: a document that
+    /// committed on a protected origin costs the session (and the target, for the main
+    /// frame). Returns why the event is withheld, if it is.
+    pub(super) fn commit_event(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        if method == "Page.frameNavigated" {
+            let f = &v["params"]["frame"];
+            let main = f.get("parentId").is_none();
+            let real = ["url", "securityOrigin"]
+                .iter()
+                .any(|k| f[*k].as_str().is_some_and(|u| self.off_limits(u)));
+            if real {
+                self.session_reached(key, main, out);
+                return Some("frame on a protected origin");
+            }
+        } else {
+            let c = &v["params"]["context"];
+            if c["origin"].as_str().is_some_and(|o| self.off_limits(o)) {
+                let target = self.session(key).map(|s| s.target.clone());
+                let main = c["auxData"]["frameId"].as_str() == target.as_deref();
+                self.session_reached(key, main, out);
+                return Some("context on a protected origin");
+            }
+        }
+        None
+    }
+}
