@@ -14,6 +14,8 @@ pub mod cdp;
 #[cfg(all(feature = "guard-proxy", not(target_os = "wasi")))]
 pub mod certify;
 #[cfg(not(target_os = "wasi"))]
+mod chromium;
+#[cfg(not(target_os = "wasi"))]
 pub mod fixture;
 pub mod runner;
 #[cfg(not(target_os = "wasi"))]

@@ -35,19 +35,20 @@
 //! | `seven`, `vault`, `vault-x`, `apex` | `http://seven.sliccy.ai`, `http://vault.sliccy.ai`, `http://vault-x.sliccy.ai`, `http://sliccy.ai` |
 //! | `ordinary-same-site` | `http://other.client.example` on `own` rows; null on the `*.sliccy.ai` targets (their whole site is protected) |
 //!
-//! Size: about 670 lines, kept in one file for now (issue 18 item 5): the Chromium launcher half
-//! ([`Chromium`], its flags, the process-group kill) is the natural cut into a file of its own,
-//! left for after issue 18 item 7 replaces the hand-written kill and signal code in it.
+//! The Chromium launcher ([`Chromium`], its flags, the process-group kill) lives in
+//! `harness/chromium.rs` and is re-exported here under its 1.x paths.
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::cdp::{leg_clients, CdpClient, CdpOptions};
+pub use super::chromium::{
+    kill_launched, Chromium, ChromiumError, BACKGROUND_FLAGS, CHROMIUM, DISABLED_FEATURES,
+    QUIET_FLAGS,
+};
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{
     self, count_rows, Clients, Guard, GuardConnectError, LegRequest, RowResult, RunError,
@@ -58,9 +59,6 @@ use super::runner::judge::CapabilitySet;
 use super::runner::record::LogEntry;
 use super::runner::summary::Status;
 use crate::vectors::{Outcome, Vector, Vectors};
-
-/// Debian's Chromium.
-pub const CHROMIUM: &str = "/usr/bin/chromium";
 
 /// The hosts the self-test maps to the stand-in.
 pub const HOSTS: [&str; 10] = [
@@ -74,36 +72,6 @@ pub const HOSTS: [&str; 10] = [
     "vault-x.sliccy.ai",
     "sliccy.ai",
     "www.sliccy.ai",
-];
-
-/// The features the self-test's Chromium runs without: HTTPS upgrades (each `http://` host
-/// would first get a TLS ClientHello), HTTPS-first modes, and the local-network-access checks
-/// (every stand-in host resolves to 127.0.0.1), as seven's own launch does.
-pub const DISABLED_FEATURES: [&str; 5] = [
-    "HttpsUpgrades",
-    "HttpsFirstBalancedModeAutoEnable",
-    "HttpsFirstModeV2ForTypicallySecureUsers",
-    "LocalNetworkAccessChecks",
-    "LocalNetworkAccessChecksWebSockets",
-];
-
-/// Switches that keep background tabs and timers running at full speed (seven's own).
-pub const BACKGROUND_FLAGS: [&str; 3] = [
-    "--disable-background-timer-throttling",
-    "--disable-backgrounding-occluded-windows",
-    "--disable-renderer-backgrounding",
-];
-
-/// Whether this process runs as root on Linux (Chromium then needs `--no-sandbox`).
-use crate::sys::running_as_root;
-
-/// Switches that keep a headless Chromium quiet on a closed network.
-pub const QUIET_FLAGS: [&str; 5] = [
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
 ];
 
 /// The client's own origin (`client` and `own`): the extra origin a guard under test protects
@@ -134,85 +102,6 @@ pub fn origins_for(target: &str) -> Origins {
         let _ = origins.set(name, origin);
     }
     origins
-}
-
-/// Why [`Chromium::launch`] gave no browser.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ChromiumError {
-    /// The temporary profile directory could not be made.
-    ProfileDir {
-        /// The directory.
-        dir: PathBuf,
-        /// The system's error.
-        source: io::Error,
-    },
-    /// The program could not be started.
-    Spawn {
-        /// The program.
-        program: String,
-        /// The system's error.
-        source: io::Error,
-    },
-    /// The browser exited before it served CDP.
-    Exited {
-        /// The program.
-        program: String,
-        /// How it exited.
-        status: ExitStatus,
-    },
-    /// The browser did not serve CDP within the wait.
-    NoCdp {
-        /// The program.
-        program: String,
-        /// The wait.
-        waited: Duration,
-    },
-}
-
-impl std::fmt::Display for ChromiumError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ChromiumError::ProfileDir { dir, source } => {
-                write!(
-                    f,
-                    "cannot create the profile dir {}: {source}",
-                    dir.display()
-                )
-            }
-            ChromiumError::Spawn { program, source } => {
-                write!(f, "cannot start {program}: {source}")
-            }
-            ChromiumError::Exited { program, status } => {
-                write!(f, "{program} exited ({status}) before serving CDP")
-            }
-            ChromiumError::NoCdp { program, waited } => {
-                write!(
-                    f,
-                    "{program} did not serve CDP within {}s",
-                    waited.as_secs()
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for ChromiumError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ChromiumError::ProfileDir { source, .. } | ChromiumError::Spawn { source, .. } => {
-                Some(source)
-            }
-            ChromiumError::Exited { .. } | ChromiumError::NoCdp { .. } => None,
-        }
-    }
-}
-
-/// Callers that report errors as text (`?` into `Result<_, String>`) keep working.
-impl From<ChromiumError> for String {
-    fn from(e: ChromiumError) -> String {
-        e.to_string()
-    }
 }
 
 /// Why a self-test (or a certification, which runs the same way) could not run.
@@ -280,197 +169,6 @@ impl From<RunError> for SelfTestError {
 impl From<SelfTestError> for String {
     fn from(e: SelfTestError) -> String {
         e.to_string()
-    }
-}
-
-/// A headless Chromium in a temporary profile, killed (its whole process group) and its profile
-/// removed on drop.
-pub struct Chromium {
-    child: Option<Child>,
-    dir: PathBuf,
-    ws_url: String,
-}
-
-impl std::fmt::Debug for Chromium {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chromium")
-            .field("pid", &self.child.as_ref().map(Child::id))
-            .field("dir", &self.dir)
-            .field("ws_url", &self.ws_url)
-            .finish()
-    }
-}
-
-impl Chromium {
-    /// Launches `program` headless, with every host of `hosts` resolved to
-    /// `127.0.0.1:<port>`, and waits (30 s at most) until it serves CDP.
-    pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, ChromiumError> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "slicc-guard-selftest-{}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed),
-            drive::now_ms()
-        ));
-        std::fs::create_dir_all(&dir).map_err(|source| ChromiumError::ProfileDir {
-            dir: dir.clone(),
-            source,
-        })?;
-        let rules = hosts
-            .iter()
-            .map(|h| format!("MAP {h} 127.0.0.1:{port}"))
-            .collect::<Vec<_>>()
-            .join(",");
-        let mut extra: Vec<String> = QUIET_FLAGS.iter().map(|s| s.to_string()).collect();
-        extra.push(format!("--host-resolver-rules={rules}"));
-        // The stand-in is plain HTTP; the protected origins are secure contexts in real life
-        // (https), and permissions such as geolocation are only granted to secure contexts.
-        let secure = hosts
-            .iter()
-            .map(|h| format!("http://{h}"))
-            .collect::<Vec<_>>()
-            .join(",");
-        extra.push(format!(
-            "--unsafely-treat-insecure-origin-as-secure={secure}"
-        ));
-        if running_as_root() {
-            extra.push("--no-sandbox".into());
-        }
-        let mut argv: Vec<String> = [
-            "--remote-debugging-port=0",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--headless=new",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        argv.push(format!("--user-data-dir={}", dir.display()));
-        argv.extend(BACKGROUND_FLAGS.iter().map(|s| s.to_string()));
-        argv.push(format!(
-            "--disable-features={}",
-            DISABLED_FEATURES.join(",")
-        ));
-        argv.extend(extra);
-        let mut command = std::process::Command::new(program);
-        command
-            .args(&argv)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            // Its own process group, so that the whole group can be killed at the end.
-            command.process_group(0);
-        }
-        let child = command.spawn().map_err(|source| ChromiumError::Spawn {
-            program: program.to_string(),
-            source,
-        })?;
-        crate::sys::lock(&LAUNCHED).push((child.id(), dir.clone()));
-        let mut browser = Chromium {
-            child: Some(child),
-            dir,
-            ws_url: String::new(),
-        };
-        browser.ws_url = browser.wait_for_cdp(program, Duration::from_secs(30))?;
-        Ok(browser)
-    }
-
-    /// Waits until the profile's `DevToolsActivePort` names the browser's endpoint: its
-    /// WebSocket URL. Fails when the browser exits first or `timeout` passes.
-    fn wait_for_cdp(&mut self, program: &str, timeout: Duration) -> Result<String, ChromiumError> {
-        let file = self.dir.join("DevToolsActivePort");
-        let started = Instant::now();
-        loop {
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            if let Some(active) = crate::catalog::ActivePort::parse(&text) {
-                return Ok(active.websocket_url());
-            }
-            if let Some(child) = self.child.as_mut() {
-                if let Ok(Some(status)) = child.try_wait() {
-                    return Err(ChromiumError::Exited {
-                        program: program.to_string(),
-                        status,
-                    });
-                }
-            }
-            if started.elapsed() >= timeout {
-                return Err(ChromiumError::NoCdp {
-                    program: program.to_string(),
-                    waited: timeout,
-                });
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The browser's CDP WebSocket URL.
-    pub fn ws_url(&self) -> &str {
-        &self.ws_url
-    }
-
-    /// The browser's DevTools HTTP endpoint, `http://127.0.0.1:<port>` (where `/json/version`
-    /// is served).
-    pub fn http_url(&self) -> String {
-        let authority = self
-            .ws_url
-            .strip_prefix("ws://")
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_default();
-        format!("http://{authority}")
-    }
-
-    /// Kills the browser's process group and removes its profile (what drop does).
-    pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            crate::sys::lock(&LAUNCHED).retain(|(pid, _)| *pid != child.id());
-            kill_group(child.id());
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        if !self.dir.as_os_str().is_empty() {
-            let _ = std::fs::remove_dir_all(&self.dir);
-        }
-    }
-}
-
-/// The browsers [`Chromium::launch`] started and nothing has killed yet: process group and
-/// profile dir.
-static LAUNCHED: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
-
-/// Kills the process group `pid` leads: a browser started with `process_group(0)`, so its
-/// renderers and zygotes go with it.
-fn kill_group(pid: u32) {
-    #[cfg(unix)]
-    if let Some(group) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        // Already gone is fine: the group may have exited on its own.
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
-    #[cfg(not(unix))]
-    let _ = pid;
-}
-
-/// Kills every browser [`Chromium::launch`] started in this process that is still running
-/// (its process group) and removes its profile; returns how many. For a program about to exit
-/// on a signal (Ctrl-C), where no destructor runs: each browser leads its own process group,
-/// so the terminal's interrupt does not reach it.
-pub fn kill_launched() -> usize {
-    let launched = std::mem::take(&mut *crate::sys::lock(&LAUNCHED));
-    for (pid, dir) in &launched {
-        kill_group(*pid);
-        let _ = std::fs::remove_dir_all(dir);
-    }
-    launched.len()
-}
-
-impl Drop for Chromium {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

@@ -22,6 +22,9 @@
 //! - V10: a placeholder is `{name}` with `name` matching `[A-Za-z][A-Za-z-]*`, in any string.
 //! - V11: a URL's port is the run of digits after a `:` in any string, read as
 //!   [`crate::ports`] reads it (leading zeros count: `:09222` is 9222).
+//!
+//! Size: about 670 lines, of which [`RULES`] (each rule with its sentence) is 170; the checks
+//! themselves are in `checks.rs` and `steps.rs`.
 
 mod checks;
 mod steps;
