@@ -30,6 +30,14 @@ const OPEN: &[(&str, u8)] = &[
     // renderer, a protected same-site page the client's page opened included.
     ("c7.timezone-same-site", 7),
     ("c7.locale-same-site", 7),
+    ("c7.virtual-time-same-site", 7),
+    ("c7.offline-same-site", 7),
+    // A local file's path is no URL the policy can judge: the profile's storage files read
+    // in the clear through a file input.
+    ("c7.file-input-profile", 7),
+    // The browser writes a protected download (the user's cookies on it) where the client
+    // said, from a popup of the client's page that the client never attaches.
+    ("c7.download-path-popup", 7),
 ];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):

@@ -236,6 +236,11 @@ fn closing_a_context_or_the_browser_that_holds_a_protected_tab_is_refused() {
 }
 
 #[test]
+fn local_files_are_refused_like_internal_pages() {
+    assert!(run_trace("files.jsonl") > 15);
+}
+
+#[test]
 fn internal_pages_are_refused_as_targets_navigations_and_attaches() {
     assert!(run_trace("internal.jsonl") > 25);
 }

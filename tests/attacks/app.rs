@@ -351,6 +351,8 @@ fn app_js(secret: &str) -> String {
     }}
     ev("tz", Intl.DateTimeFormat().resolvedOptions().timeZone);
     ev("locale", Intl.NumberFormat().resolvedOptions().locale + " " + navigator.language);
+    ev("online", String(navigator.onLine));
+    ev("time", String(Date.now()));
     const drop = document.getElementById("drop");
     drop.addEventListener("dragover", (e) => e.preventDefault());
     drop.addEventListener("drop", (e) => {{ e.preventDefault(); ev("dropped", e.dataTransfer.getData("text/plain")); }});

@@ -127,6 +127,12 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.locale-same-site", "Emulation.setLocaleOverride on the client's page reaches the extra origin's same-site popup (one renderer)", locale_same_site).tries(2),
         A::new("c7.dispose-user-context", "Target.disposeBrowserContext on the user's browser context closes the vault tab in it", dispose_user_context),
         A::new("c7.browser-close", "Browser.close closes the user's vault tab with the browser", browser_close),
+        A::new("c7.virtual-time-same-site", "Emulation.setVirtualTimePolicy on the client's page moves the clock of the extra origin's same-site popup (one renderer)", virtual_time_same_site).tries(2),
+        A::new("c7.offline-same-site", "Network.emulateNetworkConditions offline on the client's page reaches navigator.onLine of the extra origin's same-site popup (one renderer)", offline_same_site).tries(2),
+        A::new("c7.file-input-profile", "DOM.setFileInputFiles puts the profile's Local Storage and IndexedDB files (the well-known profile path) into the client's page, which reads the vault's data", file_input_profile),
+        A::new("c7.file-url-profile", "the client's page navigates to the profile's Local Storage and IndexedDB files by file: URL", file_url_profile),
+        A::new("c7.download-path-popup", "Browser.setDownloadBehavior to the client's directory, then the client's page opens a vault download in a popup: the user's protected file lands there", download_path_popup),
+        A::new("c7.worker-script-source", "the client's page runs a worker that imports a vault script: Debugger.getScriptSource on the worker's session (ids shown or guessed)", worker_script_source),
     ]
 }
 
@@ -2946,4 +2952,246 @@ fn browser_close(ctx: &Ctx) -> Res {
             "the vault tab is still there ({r:?})"
         )))
     }
+}
+
+fn virtual_time_same_site(ctx: &Ctx) -> Res {
+    same_site_override(
+        ctx,
+        "Emulation.setVirtualTimePolicy",
+        json!({"policy": "advance", "initialVirtualTime": 1_000_000_000}),
+        "time",
+        "100000",
+    )
+}
+
+fn offline_same_site(ctx: &Ctx) -> Res {
+    same_site_override(
+        ctx,
+        "Network.emulateNetworkConditions",
+        json!({"offline": true, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}),
+        "online",
+        "false",
+    )
+}
+
+/// The leg's browser profile: where a user's browser keeps it is well known
+/// (`~/.config/chromium`); the test's browser has a temporary one, found by its DevTools port.
+fn profile_dir(ctx: &Ctx) -> Option<std::path::PathBuf> {
+    let url = ctx.leg.chromium.http_url();
+    let port = url.rsplit(':').next()?.to_string();
+    std::fs::read_dir(std::env::temp_dir())
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(&format!("slicc-guard-selftest-{}-", std::process::id()))
+            })
+        })
+        .find(|p| {
+            std::fs::read_to_string(p.join("DevToolsActivePort"))
+                .is_ok_and(|t| t.lines().next() == Some(port.as_str()))
+        })
+}
+
+/// The files the profile keeps site storage in (Local Storage and IndexedDB), by path.
+fn storage_files(profile: &std::path::Path) -> Vec<String> {
+    fn walk(dir: &std::path::Path, depth: u32, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() && depth > 0 {
+                walk(&p, depth - 1, out);
+            } else if p.is_file() && e.metadata().is_ok_and(|m| m.len() > 0 && m.len() < 4 << 20) {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for sub in ["Default/Local Storage", "Default/IndexedDB"] {
+        walk(&profile.join(sub), 3, &mut out);
+    }
+    out
+}
+
+/// The user visits the vault and its page stores its secret (local storage, a database).
+fn vault_stored(ctx: &Ctx) -> Result<(), Stop> {
+    ctx.user_open(&ctx.vault("/app"))?;
+    ctx.app()
+        .app_event(&ctx.tag, "idb", "stored", Duration::from_secs(5))
+        .map(|_| ())
+        .ok_or_else(|| Stop::Setup("the vault never stored its database".into()))
+}
+
+fn file_input_profile(ctx: &Ctx) -> Res {
+    vault_stored(ctx)?;
+    let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        "document.body.insertAdjacentHTML('beforeend', '<input type=file id=fi multiple>'); true",
+    )?;
+    let read = "(async () => { const fs = Array.from(document.getElementById('fi').files); \
+        const parts = await Promise.all(fs.map((f) => f.arrayBuffer().then((b) => f.name + ':' + new TextDecoder('latin1').decode(b), () => ''))); \
+        return parts.join('\\n'); })()";
+    // Local storage reaches its files a few seconds after the page wrote it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let mut last = String::new();
+    loop {
+        let files = storage_files(&profile);
+        let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
+        let node = ctx.send(
+            "DOM.querySelector",
+            json!({"nodeId": doc["root"]["nodeId"], "selector": "#fi"}),
+            Some(&s),
+        )?;
+        ctx.send(
+            "DOM.setFileInputFiles",
+            json!({"nodeId": node["nodeId"], "files": files}),
+            Some(&s),
+        )?;
+        if let Value::String(text) = ctx.eval(&s, read)? {
+            if text.contains(ctx.secret()) || std::time::Instant::now() >= deadline {
+                return ctx.holds_secret("the profile's storage files", &text);
+            }
+            last = text;
+        }
+        if std::time::Instant::now() >= deadline {
+            return ctx.holds_secret("the profile's storage files", &last);
+        }
+        sleep(1000);
+    }
+}
+
+fn file_url_profile(ctx: &Ctx) -> Res {
+    vault_stored(ctx)?;
+    let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
+    let (_, s) = client_page(ctx, None)?;
+    sleep(6000);
+    let mut seen = Vec::new();
+    for f in storage_files(&profile) {
+        let url = format!("file://{}", f.replace(' ', "%20"));
+        let r = ctx.send("Page.navigate", json!({"url": url}), Some(&s));
+        sleep(500);
+        let text = ctx
+            .eval(
+                &s,
+                "document.documentElement ? document.documentElement.textContent : ''",
+            )
+            .unwrap_or_default();
+        let text = text.as_str().unwrap_or_default().to_string();
+        if text.contains(ctx.secret()) {
+            return ctx.holds_secret(&format!("the document of {url}"), &text);
+        }
+        seen.push(format!("{url}: {} ({} bytes)", r.is_ok(), text.len()));
+    }
+    Err(Stop::Failed(format!(
+        "no file: document held the secret: {seen:?}"
+    )))
+}
+
+fn download_path_popup(ctx: &Ctx) -> Res {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("slicc-attacks-dl-{}-", ctx.tag))
+        .tempdir()
+        .map_err(|e| Stop::Setup(format!("download dir: {e}")))?;
+    let dir = tmp.path().to_path_buf();
+    let r = ctx.send(
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "allow", "downloadPath": dir.display().to_string()}),
+        None,
+    );
+    let result = (|| {
+        r?;
+        let (_, s) = client_page(ctx, None)?;
+        ctx.eval(
+            &s,
+            &format!("window.open({}); true", json!(ctx.vault("/download"))),
+        )?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let names: Vec<String> = std::fs::read_dir(&dir)
+                .map(|rd| {
+                    rd.flatten()
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            if names.iter().any(|n| n.contains(ctx.secret()))
+                || std::time::Instant::now() >= deadline
+            {
+                return ctx.holds_secret("the client's download directory", &names.join(" "));
+            }
+            sleep(200);
+        }
+    })();
+    let _ = ctx.obs().send(
+        "Browser.setDownloadBehavior",
+        json!({"behavior": "default"}),
+        None,
+    );
+    sleep(300);
+    let _ = tmp.close();
+    result
+}
+
+fn worker_script_source(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        Some(&s),
+    )?;
+    ctx.eval(
+        &s,
+        &format!(
+            "window.__wk = new Worker(URL.createObjectURL(new Blob([{}], {{type: 'text/javascript'}}))); true",
+            json!(format!(
+                "importScripts({}); setInterval(() => 0, 1000);",
+                json!(ctx.vault("/secret.js"))
+            ))
+        ),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget" && e.params["targetInfo"]["type"] == "worker"
+            },
+            Duration::from_secs(5),
+        )
+        .ok_or_else(|| Stop::Failed("no session to the worker".into()))?;
+    let w = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    sleep(500);
+    let from = ctx.c.event_count();
+    ctx.send("Debugger.enable", json!({}), Some(&w))?;
+    sleep(500);
+    let mut ids: Vec<String> = ctx
+        .events(from)
+        .iter()
+        .filter(|e| e.method == "Debugger.scriptParsed")
+        .filter_map(|e| e.params["scriptId"].as_str().map(String::from))
+        .collect();
+    ids.extend((0..40).map(|n| n.to_string()));
+    let mut text = String::new();
+    for id in ids {
+        if let Ok(r) = ctx.c.send(
+            "Debugger.getScriptSource",
+            json!({"scriptId": id}),
+            Some(&w),
+        ) {
+            text.push_str(r["scriptSource"].as_str().unwrap_or_default());
+            if text.contains(ctx.secret()) {
+                break;
+            }
+        }
+    }
+    ctx.holds_secret("the worker's script sources", &text)
 }

@@ -21,7 +21,7 @@ pub(super) enum Step {
 
 /// Why a browser-internal page is refused, in the refusal's words.
 pub(super) const INTERNAL_WHY: &str =
-    "a browser-internal page (chrome:, devtools:, about: and the like) shows and changes every site's data, protected ones included";
+    "a browser-internal page (chrome:, devtools:, about: and the like) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included";
 
 /// Why tracing is refused, in the refusal's words.
 const TRACING_WHY: &str =

@@ -91,7 +91,10 @@
 //!   naming one), hidden from listings, refused as attaches, and a commit on one (a frame
 //!   tree, `Page.frameNavigated`, a default execution context) costs the session. Their own
 //!   script shows and changes every site's data (history with full URLs, permissions, site
-//!   data, service workers), protected origins included.
+//!   data, service workers), protected origins included. Local files (`file:`) count with
+//!   them: a `file:` document is the browser reading its own disk, where the profile keeps
+//!   every site's storage (a protected page's local storage reads in the clear from its
+//!   `Local Storage` log), cookies and history.
 //! - **Profiling.** `Tracing.start` and `Tracing.requestMemoryDump` are refused on every
 //!   session (a page session's trace still carries the browser process's events for every
 //!   tab); heap snapshots, heap sampling and object tracking (`HeapProfiler.*`, `Memory.*`

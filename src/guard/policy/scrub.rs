@@ -192,8 +192,10 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
 /// The schemes of browser-internal pages: Chromium's WebUI (`chrome:`, `chrome-untrusted:`,
 /// `chrome-search:`), extension pages (`chrome-extension:`, which run with the extension's
 /// host permissions), the DevTools front end (`devtools:`, `chrome-devtools:`) and the other
-/// Chromium browsers' aliases of `chrome:`.
+/// Chromium browsers' aliases of `chrome:`, and local files (`file:`: the browser reads them
+/// with its own rights, its profile too, where every site's storage, cookies and history are).
 pub const INTERNAL_SCHEMES: &[&str] = &[
+    "file",
     "chrome",
     "chrome-untrusted",
     "chrome-search",
@@ -212,8 +214,9 @@ pub const INTERNAL_SCHEMES: &[&str] = &[
 /// and tabs or newlines ignored, as the URL parser does), an `about:` URL other than
 /// `about:blank` and `about:srcdoc` (Chromium rewrites `about:<page>` to its internal page),
 /// or `view-source:` of one. Such pages run with the browser's privileges and show or change
-/// every site's data (history, permissions, service workers, site data): a guarded client
-/// has no business on them, whatever the protected origins.
+/// every site's data (history, permissions, service workers, site data), and a `file:` URL
+/// shows the files the browser keeps that data in: a guarded client has no business on them,
+/// whatever the protected origins.
 pub fn internal_url(url: &str) -> bool {
     let cleaned: String = url
         .trim_start_matches(|c: char| c <= ' ')
@@ -323,6 +326,10 @@ mod tests {
             "view-source:chrome://history",
             "about:history",
             "about:settings",
+            "file:///tmp/profile/Default/Local%20Storage/leveldb/000003.log",
+            "FILE:///etc/passwd",
+            " file:/etc/passwd",
+            "view-source:file:///etc/passwd",
         ] {
             assert!(internal_url(u), "{u}");
         }
@@ -336,6 +343,7 @@ mod tests {
             "data:text/html,chrome://",
             "",
             "view-source:https://example.test/",
+            "https://file.test/file:///etc/passwd",
         ] {
             assert!(!internal_url(u), "{u}");
         }
