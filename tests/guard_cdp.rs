@@ -189,6 +189,11 @@ fn chromium_protocol_errors_keep_code_and_message() {
     // The connection stays usable after protocol errors.
     cdp.send("Browser.getVersion", json!({}), None)
         .expect("still connected");
+    // The browser's /json/protocol tells a method it lacks from one it has (how the runner
+    // tells a browser's "method not found" from a guard's).
+    assert_eq!(cdp.has_method("Page.navigate"), Some(true));
+    assert_eq!(cdp.has_method("Network.overrideNetworkState"), Some(true));
+    assert_eq!(cdp.has_method("No.suchMethod"), Some(false));
     cdp.close();
     assert!(cdp.is_closed());
     match cdp.send("Browser.getVersion", json!({}), None) {

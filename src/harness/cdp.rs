@@ -127,6 +127,9 @@ pub struct CdpClient {
     reader: Mutex<Option<JoinHandle<()>>>,
     options: CdpOptions,
     url: String,
+    /// The browser's commands from its `/json/protocol`, read on first use (`None`: it could
+    /// not be read).
+    protocol: std::sync::OnceLock<Option<std::collections::BTreeSet<String>>>,
 }
 
 impl std::fmt::Debug for CdpClient {
@@ -335,6 +338,48 @@ pub fn websocket_url(endpoint: &str, timeout: Duration) -> Result<String, CallEr
     }
 }
 
+/// The largest `/json/protocol` read (Chromium 156's is about 1 MiB).
+const PROTOCOL_LIMIT: usize = 16 << 20;
+
+/// Every command (`Domain.method`) in the protocol the browser at `ws_url` (its host and port)
+/// serves at `/json/protocol`; `None` when it cannot be read or is not a protocol.
+fn protocol_commands(
+    ws_url: &str,
+    timeout: Duration,
+) -> Option<std::collections::BTreeSet<String>> {
+    let (host, port) = ws::split_url(ws_url, "ws", 80)?;
+    let request = Request {
+        host,
+        port,
+        path: "/json/protocol".into(),
+        limit: PROTOCOL_LIMIT,
+    };
+    let protocol = crate::http::get_json(&request, timeout).ok()?;
+    commands_of(&protocol)
+}
+
+/// The commands (`Domain.method`) a protocol description lists; `None` when it lists no domain.
+fn commands_of(protocol: &Value) -> Option<std::collections::BTreeSet<String>> {
+    let domains = protocol.get("domains")?.as_array()?;
+    let mut commands = std::collections::BTreeSet::new();
+    for d in domains {
+        let Some(domain) = d.get("domain").and_then(Value::as_str) else {
+            continue;
+        };
+        for c in d
+            .get("commands")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(name) = c.get("name").and_then(Value::as_str) {
+                commands.insert(format!("{domain}.{name}"));
+            }
+        }
+    }
+    (!domains.is_empty()).then_some(commands)
+}
+
 impl CdpClient {
     /// Connects to a WebSocket endpoint such as `ws://127.0.0.1:9333/devtools/browser/<id>`
     /// (plain `ws://` only: CDP listens on loopback) and starts the reader thread.
@@ -385,6 +430,7 @@ impl CdpClient {
             reader: Mutex::new(Some(reader)),
             options,
             url: ws_url.to_string(),
+            protocol: std::sync::OnceLock::new(),
         })
     }
 
@@ -547,6 +593,13 @@ impl Drop for CdpClient {
 impl Transport for CdpClient {
     fn send(&self, method: &str, params: Value, session: Option<&str>) -> Result<Value, CallError> {
         self.send_timeout(method, params, session, self.options.call_timeout)
+    }
+
+    fn has_method(&self, method: &str) -> Option<bool> {
+        self.protocol
+            .get_or_init(|| protocol_commands(&self.url, self.options.connect_timeout))
+            .as_ref()
+            .map(|commands| commands.contains(method))
     }
 
     fn events_since(&self, from: usize) -> Vec<Event> {
@@ -794,5 +847,21 @@ mod tests {
         let c = clip(&long);
         assert_eq!(c.chars().count(), 201);
         assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn a_protocol_lists_its_commands() {
+        let protocol = serde_json::json!({"domains": [
+            {"domain": "Page", "commands": [{"name": "navigate"}, {"name": "reload"}]},
+            {"domain": "Network", "events": []},
+            {"commands": [{"name": "orphan"}]},
+        ]});
+        let commands = commands_of(&protocol).expect("a protocol");
+        assert_eq!(
+            commands.into_iter().collect::<Vec<_>>(),
+            vec!["Page.navigate".to_string(), "Page.reload".to_string()]
+        );
+        assert_eq!(commands_of(&serde_json::json!({"domains": []})), None);
+        assert_eq!(commands_of(&serde_json::json!([1, 2])), None);
     }
 }

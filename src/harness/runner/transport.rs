@@ -259,4 +259,15 @@ pub trait Transport: Send + Sync {
         predicate: &dyn Fn(&Event) -> bool,
         timeout: Duration,
     ) -> Option<(usize, Event)>;
+
+    /// Whether the browser behind this connection has `method` (`Domain.method`) in its
+    /// protocol, or `None` when the transport cannot tell (the default). The runner asks its
+    /// unguarded observer, so that a browser's "method not found" (an older Chromium: a skip,
+    /// `not-supported:<method>`) is told from a guard's answering so for a method the browser
+    /// has (a failure). [`CdpClient`](crate::harness::cdp::CdpClient) reads the browser's
+    /// `/json/protocol` once.
+    fn has_method(&self, method: &str) -> Option<bool> {
+        let _ = method;
+        None
+    }
 }

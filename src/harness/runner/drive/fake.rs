@@ -242,6 +242,17 @@ pub(super) fn origins() -> Origins {
 /// Runs the guarded leg of `vector` on `fake` (variant delay `delay`) and returns the record
 /// and the leg's variables.
 pub(super) fn run(vector: &Vector, fake: &Arc<Fake>, log: &Arc<Log>, delay: u64) -> (Record, Vars) {
+    run_observed(vector, fake, None, log, delay)
+}
+
+/// [`run`] with an unguarded observer.
+pub(super) fn run_observed(
+    vector: &Vector,
+    fake: &Arc<Fake>,
+    observer: Option<Arc<dyn Transport>>,
+    log: &Arc<Log>,
+    delay: u64,
+) -> (Record, Vars) {
     let mut vars = Vars::for_leg(&origins(), Leg::Guarded, "seven", TAG, "canary-T1");
     let log_origin = vars.get("log").unwrap_or_default().to_string();
     vars.set(
@@ -255,7 +266,7 @@ pub(super) fn run(vector: &Vector, fake: &Arc<Fake>, log: &Arc<Log>, delay: u64)
     let steps = leg_steps(vector, Leg::Guarded, &vars).expect("the leg's steps");
     let setup = LegSetup {
         client: Arc::clone(fake) as Arc<dyn Transport>,
-        observer: None,
+        observer,
         vars,
         steps,
         detach_delay: delay,
@@ -273,4 +284,35 @@ pub(super) fn judge(vector: &Vector, record: &Record, vars: &Vars, check: Value)
     let check: Check = serde_json::from_value(check).expect("a check");
     let run = LegRun { vars, record };
     evaluate(vector, Leg::Guarded, &run, false, &check).expect("the check evaluates")
+}
+
+/// An observer that knows only the browser's protocol: [`Transport::has_method`] answers from
+/// `commands` (`None`: it cannot tell); nothing else is ever asked of it in these tests.
+pub(super) struct Protocol(pub(super) Option<Vec<&'static str>>);
+
+impl Transport for Protocol {
+    fn send(&self, _: &str, _: Value, _: Option<&str>) -> Result<Value, CallError> {
+        Ok(json!({}))
+    }
+
+    fn events_since(&self, _: usize) -> Vec<Event> {
+        Vec::new()
+    }
+
+    fn event_count(&self) -> usize {
+        0
+    }
+
+    fn wait_event(
+        &self,
+        _: usize,
+        _: &dyn Fn(&Event) -> bool,
+        _: Duration,
+    ) -> Option<(usize, Event)> {
+        None
+    }
+
+    fn has_method(&self, method: &str) -> Option<bool> {
+        self.0.as_ref().map(|c| c.contains(&method))
+    }
 }

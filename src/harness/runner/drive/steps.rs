@@ -27,6 +27,22 @@ use crate::vectors::{AnswerStep, CdpStep, ChildrenStep, GuessStep, PageStep, Set
 static BACKGROUND_KEYS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl LegState {
+    /// A `cdp` step answered "method not found": a skip (`not-supported:<method>`) when the
+    /// browser lacks the method, as far as anything can tell; a leg error when the unguarded
+    /// observer's browser has it (the guard answered so itself, which must not turn a failing
+    /// row into a skip).
+    fn method_not_found(&self, method: &str, message: &str) {
+        let browser_has = self.observer.as_ref().and_then(|o| o.has_method(method));
+        let mut record = lock(&self.record);
+        if browser_has == Some(true) {
+            record.errors.push(format!(
+                "{method}: answered \"{message}\", but the browser has it (its /json/protocol)"
+            ));
+        } else {
+            record.unsupported.insert(method.to_string());
+        }
+    }
+
     pub(super) fn cdp_step(
         self: &Arc<Self>,
         step: &CdpStep,
@@ -77,7 +93,7 @@ impl LegState {
         let answer = self.client.send(&step.cdp, params, session.as_deref());
         if let Err(CallError::Protocol { code, message }) = &answer {
             if crate::harness::runner::record::method_not_found(*code, message) {
-                lock(&self.record).unsupported.insert(step.cdp.clone());
+                self.method_not_found(&step.cdp, message);
             }
         }
         if answer.is_err() {

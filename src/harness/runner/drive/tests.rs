@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::fake::{event, judge, run, vector, Fake, Log};
+use super::fake::{event, judge, run, run_observed, vector, Fake, Log, Protocol};
 use crate::harness::runner::judge::Truth;
 
 fn expression(params: &Value) -> &str {
@@ -628,5 +628,51 @@ fn tab_and_observer_errors_are_typed_and_recorded_as_text() {
             .any(|n| n.url == REFUSED && n.error == text && n.session == "page"),
         "{:?}",
         record.navigation_errors
+    );
+}
+
+#[test]
+fn method_not_found_is_a_skip_only_when_the_browser_lacks_the_method() {
+    use crate::harness::runner::transport::{CallError, Transport};
+    use std::sync::Arc;
+
+    const METHOD: &str = "Network.overrideNetworkState";
+    let fake = Fake::new(|_, method, _, _| {
+        (method == METHOD).then(|| {
+            Err(CallError::Protocol {
+                code: -32601,
+                message: format!("'{METHOD}' wasn't found"),
+            })
+        })
+    });
+    let log = Arc::new(Log::default());
+    let v = vector(
+        json!([{ "page": "tab", "url": "{ordinary}/doc?n=start" }]),
+        json!([{ "cdp": METHOD, "params": { "offline": true }, "session": "page", "as": "state" }]),
+        json!({ "result": "state", "path": "ok", "equals": true, "observer": "client" }),
+    );
+    let observed = |commands: Option<Vec<&'static str>>| {
+        let observer = commands.map(|c| Arc::new(Protocol(Some(c))) as Arc<dyn Transport>);
+        run_observed(&v, &fake, observer, &log, 0).0
+    };
+    // The observer's browser lacks it too: a skip, no error.
+    let lacks = observed(Some(vec!["Page.navigate"]));
+    assert!(
+        lacks.unsupported.contains(METHOD),
+        "{:?}",
+        lacks.unsupported
+    );
+    assert!(lacks.errors.is_empty(), "{:?}", lacks.errors);
+    // No observer to ask: taken at its word, as before.
+    let unknown = observed(None);
+    assert!(unknown.unsupported.contains(METHOD));
+    // The browser has it: the guard said so itself; a leg error, never a skip.
+    let has = observed(Some(vec![METHOD]));
+    assert!(has.unsupported.is_empty(), "{:?}", has.unsupported);
+    assert_eq!(
+        has.errors,
+        vec![format!(
+            "{METHOD}: answered \"'{METHOD}' wasn't found\", but the browser has it (its /json/protocol)"
+        )]
     );
 }
