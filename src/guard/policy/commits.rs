@@ -190,7 +190,12 @@ impl Policy {
     /// interception does not see and which would commit under the client's instrumentation
     /// (init scripts, bindings, overrides): the session is cut at once, before the commit
     /// (the protected server's answer and a new renderer come first), and the target with it
-    /// for the main frame. Returns why the event is withheld, if it is.
+    /// for the main frame. A protected document request the interception did pause was
+    /// failed there, so a response to one it saw start was served around it (from a
+    /// prefetch): that cuts the session too. A prefetch of a protected document (speculation
+    /// rules; `Fetch` does not pause prefetches, and a navigation served from one pauses no
+    /// request either) makes the page's target protected for the rest of its life. Returns
+    /// why the event is withheld, if it is.
     pub(super) fn uncaught_document(
         &mut self,
         v: &Value,
@@ -199,12 +204,29 @@ impl Policy {
         out: &mut Output,
     ) -> Option<&'static str> {
         let p = &v["params"];
-        if p["type"].as_str() != Some("Document") {
+        let kind = p["type"].as_str();
+        if kind != Some("Document") && kind != Some("Prefetch") {
             return None;
         }
         let s = self.session(key)?;
         if s.kind != Kind::Document || s.closed {
             return None;
+        }
+        if kind == Some("Prefetch") {
+            let url = if method == "Network.requestWillBeSent" {
+                p["request"]["url"].as_str()
+            } else {
+                p["response"]["url"].as_str()
+            };
+            if !url.is_some_and(|u| self.off_limits(u)) {
+                return None;
+            }
+            let target = s.target.clone();
+            if let Some(t) = self.targets.get_mut(&target) {
+                t.prefetched = true;
+            }
+            self.session_reached(key, true, out);
+            return Some("a protected document prefetched by the page");
         }
         let rid = p["requestId"].as_str().unwrap_or_default().to_string();
         let seen = s.navigations.contains(&rid);
@@ -220,13 +242,60 @@ impl Policy {
         } else {
             p["response"]["url"].as_str()
         };
-        if seen || !url.is_some_and(|u| self.off_limits(u)) {
+        if !url.is_some_and(|u| self.off_limits(u)) {
+            return None;
+        }
+        // A redirect hop of a request seen from its start is paused (and failed) by the
+        // interception; a response to one was served around it.
+        if seen && method == "Network.requestWillBeSent" {
             return None;
         }
         let target = s.target.clone();
         let main = p["frameId"].as_str() == Some(target.as_str());
         self.session_reached(key, main, out);
-        Some("a protected document already under way when the session was made")
+        Some(if seen {
+            "a protected document served around the interception (a prefetch)"
+        } else {
+            "a protected document already under way when the session was made"
+        })
+    }
+
+    /// `Preload` events of a document session: a prefetch or prerender of a protected
+    /// document (one the page held before the session, reported when the policy enables
+    /// `Preload`, or a later one) makes the page's target protected for the rest of its life,
+    /// as a protected prefetch request does. Events of the policy's own `Preload` reach the
+    /// client only once it enabled the domain. Returns why the event is withheld, if it is.
+    pub(super) fn preload_event(
+        &mut self,
+        v: &Value,
+        key: &str,
+        method: &str,
+        out: &mut Output,
+    ) -> Option<&'static str> {
+        let s = self.session(key)?;
+        if s.kind != Kind::Document || s.closed {
+            return None;
+        }
+        let client = s.client_preload;
+        let p = &v["params"];
+        let urls = [
+            p["prefetchUrl"].as_str(),
+            p["prerenderingUrl"].as_str(),
+            p["key"]["url"].as_str(),
+        ];
+        let preloads = matches!(
+            method,
+            "Preload.prefetchStatusUpdated" | "Preload.prerenderStatusUpdated"
+        );
+        if preloads && urls.iter().flatten().any(|u| self.off_limits(u)) {
+            let target = s.target.clone();
+            if let Some(t) = self.targets.get_mut(&target) {
+                t.prefetched = true;
+            }
+            self.session_reached(key, true, out);
+            return Some("a protected document prefetched by the page");
+        }
+        (!client).then_some("the guard's own Preload domain")
     }
 
     /// `Page.frameNavigated` and `Runtime.executionContextCreated`: a document that

@@ -123,6 +123,17 @@
 //!   history is read first (the policy's own `Page.getNavigationHistory`, answered by the
 //!   browser before its `Fetch.enable`), and such an entry fails the session's checks (or
 //!   cuts it, if it was released already).
+//! - **Prefetched documents.** A page's speculation rules may prefetch a protected document
+//!   (`Fetch` pauses no prefetch), and a navigation the page then makes is served from the
+//!   prefetch with no request to pause either, so it would commit under the client's
+//!   instrumentation (measured on Chromium 156; a cross-site prefetch is made while the
+//!   profile has no cookie for the site, a same-site one with them). Every new page session
+//!   gets the policy's own `Preload.enable` (before its checks are answered: the prefetches
+//!   the page holds are reported at once), and the policy's `Network` sees later prefetch
+//!   requests: a protected prefetch or prerender gives the page's target up for the rest of
+//!   its life (hidden, refused, every session cut). A protected document response on a
+//!   session whose interception never paused it (served from such a prefetch) cuts the
+//!   session too. `Preload` events reach the client only once it enabled the domain.
 //! - **Client request headers on protected requests.** Once a client sets request headers
 //!   on a session (`Network.setExtraHTTPHeaders`, `Network.setUserAgentOverride`,
 //!   `Emulation.setUserAgentOverride`; on a page or on a worker), the policy's interception
@@ -459,7 +470,10 @@ impl Policy {
         // the other commands' ids read the same in traces with or without it).
         let auto = matches!(
             method,
-            "Target.setAutoAttach" | "Network.enable" | "Network.setBypassServiceWorker"
+            "Target.setAutoAttach"
+                | "Network.enable"
+                | "Network.setBypassServiceWorker"
+                | "Preload.enable"
         ) || matches!(why, Own::Backlist | Own::Widen);
         let id = if auto { self.next_auto } else { self.next_own };
         if auto {

@@ -196,6 +196,12 @@ impl Policy {
         if page && !waiting {
             let msg = self.own_command(sid, "Page.getNavigationHistory", json!({}), Own::Backlist);
             out.to_browser.push(msg);
+            // A page may hold a prefetch of a protected document (speculation rules, made
+            // before the session), which a navigation commits with no request to pause:
+            // enabling `Preload` reports the prefetches at once, before the checks below are
+            // answered (commits.rs), and such a prefetch costs the session and the target.
+            let msg = self.own_command(sid, "Preload.enable", json!({}), Own::Ignore);
+            out.to_browser.push(msg);
         }
         let mut checks = vec![(
             "Fetch.enable",

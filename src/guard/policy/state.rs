@@ -114,6 +114,9 @@ pub(crate) struct TargetRecord {
     /// Its opener was unknown when it was last judged (so the first discovery's rejudging may
     /// clear a protection that rested on that alone).
     pub(crate) unknown_opener: bool,
+    /// Its page prefetched a protected document (speculation rules), which a navigation of
+    /// that page may commit with no request to pause: protected for the rest of its life.
+    pub(crate) prefetched: bool,
     /// Creation order, for listings.
     pub(crate) seq: u64,
     /// The client was told about it by the root session's discovery.
@@ -181,6 +184,9 @@ pub(crate) struct SessionRecord {
     /// The client enabled `Network` here (the policy keeps it on for its service-worker
     /// bypass; its events reach the client only while this is set).
     pub(crate) client_network: bool,
+    /// The client enabled `Preload` here (the policy enables it on a new page session to
+    /// read the prefetches its document holds; its events reach the client only while so).
+    pub(crate) client_preload: bool,
     /// `Fetch` request ids the client was shown and may answer.
     pub(crate) paused: Bounded<String, ()>,
     /// `Network` request ids: whether the request's URL is protected, and its host.
@@ -239,6 +245,7 @@ impl SessionRecord {
             own: false,
             announce: None,
             client_network: false,
+            client_preload: false,
             paused: Bounded::new(cap),
             requests: Bounded::new(cap),
             history: Bounded::new(cap),

@@ -53,7 +53,10 @@ impl Policy {
             for (id, t) in &self.targets {
                 let url = t.info["url"].as_str().unwrap_or_default();
                 let opener = self.opener_of(&t.info);
-                let now = self.m.target(url, t.previous, opener) || t.origin || internal_url(url);
+                let now = self.m.target(url, t.previous, opener)
+                    || t.origin
+                    || t.prefetched
+                    || internal_url(url);
                 // A protection judged with a known opener stays: that opener was protected
                 // then, and a document it made keeps its origin whatever the opener does
                 // later.
@@ -104,12 +107,13 @@ impl Policy {
         let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
         let opener = self.opener_of(info);
         let unknown_opener = opener == Opener::Unknown;
-        let (previous, origin) = self
-            .targets
-            .get(id)
-            .map_or((false, false), |t| (t.protected, t.origin));
+        let (previous, origin, prefetched) =
+            self.targets.get(id).map_or((false, false, false), |t| {
+                (t.protected, t.origin, t.prefetched)
+            });
         let origin = origin && self.m.inherits(url);
-        let protected = self.m.target(url, previous, opener) || origin || internal_url(url);
+        let protected =
+            self.m.target(url, previous, opener) || origin || prefetched || internal_url(url);
         match self.targets.get_mut(id) {
             Some(t) => {
                 t.info = info.clone();
@@ -130,6 +134,7 @@ impl Policy {
                         previous,
                         origin,
                         unknown_opener,
+                        prefetched: false,
                         seq: self.seq,
                         announced: false,
                     },
