@@ -35,6 +35,7 @@ const OPEN: &[(&str, u8)] = &[
     // A local file's path is no URL the policy can judge: the profile's storage files read
     // in the clear through a file input.
     ("c7.file-input-profile", 7),
+    ("c7.drag-files-profile", 7),
     // The browser writes a protected download (the user's cookies on it) where the client
     // said, from a popup of the client's page that the client never attaches.
     ("c7.download-path-popup", 7),
