@@ -39,6 +39,9 @@ const OPEN: &[(&str, u8)] = &[
     // The browser writes a protected download (the user's cookies on it) where the client
     // said, from a popup of the client's page that the client never attaches.
     ("c7.download-path-popup", 7),
+    // The user's clipboard (here: the vault's secret the user copied) reaches the client's
+    // page: a clipboard permission it grants itself, or a paste editing command.
+    ("c7.clipboard-read", 7),
 ];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):

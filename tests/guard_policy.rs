@@ -240,6 +240,7 @@ fn a_page_that_prefetched_a_protected_document_is_given_up() {
     assert!(run_trace("prefetch.jsonl") > 12);
     assert!(run_trace("prefetch-served.jsonl") > 10);
     assert!(run_trace("prefetch-before.jsonl") > 8);
+    assert!(run_trace("prefetch-held.jsonl") > 8);
 }
 
 #[test]

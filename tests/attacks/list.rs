@@ -135,12 +135,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.prefetch-navigation", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules; its own script navigates there 800 ms later", prefetch_navigation).tries(2),
         A::new("c2.prefetch-at-once", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules and navigates there in the same task", prefetch_at_once).tries(3),
         A::new("c2.prefetch-before-attach", "the user's ordinary tab (a fresh context) prefetched the vault before the client attached (init script); then the page navigates there", prefetch_before_attach).tries(3),
+        A::new("c2.prefetch-hop-before-attach", "the user's ordinary tab (a fresh context) prefetched an ordinary redirect to the vault before the client attached (init script); then the page navigates there", prefetch_hop_before_attach).tries(3),
         A::new("c2.prefetch-same-site", "the client's page on other.client.example (init script) prefetches the extra origin's app by speculation rules; its own script navigates there 800 ms later", prefetch_same_site).tries(2),
         A::new("c2.auto-attach-user-tab", "browser-wide auto-attach (paused); the user opens a tab on a slow ordinary redirect to the vault: init script on the auto-attached session", auto_attach_user_tab).tries(2),
         A::new("c1.user-framed-at-attach", "the user's ordinary tab already frames the vault when the client attaches: Page.captureSnapshot at once", user_framed_at_attach),
         A::new("c1.same-site-frame-at-attach", "the user's tab on other.client.example already frames the extra origin's app (one renderer) when the client attaches: DOM.getDocument with pierce", same_site_frame_at_attach),
         A::new("c7.fetch-rewrite-url", "Fetch.continueRequest rewrites the URL of the client's own document request to the vault (or a hop to it)", fetch_rewrite_url),
         A::new("c7.drag-files-profile", "Input.dispatchDragEvent drops the profile's storage files on the client's page, which reads the vault's data", drag_files_profile),
+        A::new("c7.clipboard-read", "the user copies the vault's secret; the client grants its page clipboard access and reads it", clipboard_read),
         A::new("c7.worker-script-source", "the client's page runs a worker that imports a vault script: Debugger.getScriptSource on the worker's session (ids shown or guessed)", worker_script_source),
     ]
 }
@@ -3434,6 +3436,16 @@ fn drag_files_profile(ctx: &Ctx) -> Res {
 }
 
 fn prefetch_before_attach(ctx: &Ctx) -> Res {
+    prefetched_before_attach(ctx, &ctx.vault("/app"))
+}
+
+fn prefetch_hop_before_attach(ctx: &Ctx) -> Res {
+    prefetched_before_attach(ctx, &hop_to_vault(ctx, 0))
+}
+
+/// The user's ordinary tab prefetches `target` (which is or leads to the vault app); the
+/// client attaches then, with an init script, and the page navigates to `target`.
+fn prefetched_before_attach(ctx: &Ctx, target: &str) -> Res {
     let c = ctx
         .obs()
         .send("Target.createBrowserContext", json!({}), None)
@@ -3449,7 +3461,6 @@ fn prefetch_before_attach(ctx: &Ctx) -> Res {
         .map_err(|e| super::setup("the user's tab", e))?;
     let tab = t["targetId"].as_str().unwrap_or_default().to_string();
     ctx.user_wait_loaded(&tab, &url)?;
-    let target = ctx.vault("/app");
     let rules = json!({"prefetch": [{"source": "list", "urls": [target]}]}).to_string();
     ctx.user_eval(
         &tab,
@@ -3480,4 +3491,42 @@ fn prefetch_before_attach(ctx: &Ctx) -> Res {
     sleep(600);
     ctx.exfil_loop(&s, 2000);
     ctx.exfiltrated(2000)
+}
+
+fn clipboard_read(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let copied = ctx.user_eval(
+        &tab,
+        "(() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('secret')); getSelection().removeAllRanges(); getSelection().addRange(r); return document.execCommand('copy'); })()",
+    )?;
+    if copied != json!(true) {
+        return Err(Stop::Setup(format!("the user's copy: {copied}")));
+    }
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send(
+        "Browser.grantPermissions",
+        json!({"origin": "http://ordinary.test", "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]}),
+        None,
+    );
+    let _ = ctx.send(
+        "Emulation.setFocusEmulationEnabled",
+        json!({"enabled": true}),
+        Some(&s),
+    );
+    let read = ctx
+        .eval(
+            &s,
+            "navigator.clipboard.readText().catch((e) => 'failed ' + e)",
+        )
+        .unwrap_or_default();
+    let mut text = read.as_str().unwrap_or_default().to_string();
+    if !text.contains(ctx.secret()) {
+        // The editing command reads it too.
+        click(ctx, &s, 100.0, 340.0)?;
+        commands(ctx, &s, &["paste"])?;
+        let v = ctx.eval(&s, "document.getElementById('ta').value")?;
+        text.push(' ');
+        text.push_str(v.as_str().unwrap_or_default());
+    }
+    ctx.holds_secret("the clipboard", &text)
 }

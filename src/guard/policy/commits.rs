@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 use super::state::{Kind, Own, Probe};
 use super::{Output, Policy};
 
+/// Why a page that holds a prefetch when the client attaches is not given to it.
+pub(super) const PREFETCH_WHY: &str = "the page holds a prefetched document (speculation rules), which a navigation commits with no request to pause, and a prefetch may follow a redirect to a protected origin";
+
 /// Why a session to a tab with a protected page in its back/forward list is refused.
 pub(super) const BACKLIST_WHY: &str = "the tab's back/forward list holds a protected page, which a history navigation restores from the back/forward cache with no request to pause";
 
@@ -294,6 +297,29 @@ impl Policy {
             }
             self.session_reached(key, true, out);
             return Some("a protected document prefetched by the page");
+        }
+        // A prefetch the page already holds while the session's checks run (reported by the
+        // policy's own Preload.enable) may have followed a redirect to a protected origin,
+        // which its report does not show: the checks fail. Later prefetches are seen as
+        // requests, redirect hops included (uncaught_document).
+        let live = !matches!(p["status"].as_str(), Some("Failure" | "NotSupported"));
+        if method == "Preload.prefetchStatusUpdated" && live {
+            let held: Vec<u64> = self
+                .holds
+                .iter()
+                .filter(|(_, h)| h.session == key)
+                .map(|(k, _)| *k)
+                .collect();
+            if !held.is_empty() {
+                for h in held {
+                    if let Some(hold) = self.holds.get_mut(&h) {
+                        hold.blocked = true;
+                        hold.reason = Some(PREFETCH_WHY);
+                    }
+                    self.settle_hold(h, out);
+                }
+                return Some("a prefetch the page held when the session was made");
+            }
         }
         (!client).then_some("the guard's own Preload domain")
     }

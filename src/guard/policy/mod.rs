@@ -130,8 +130,10 @@
 //!   profile has no cookie for the site, a same-site one with them). Every new page session
 //!   gets the policy's own `Preload.enable` (before its checks are answered: the prefetches
 //!   the page holds are reported at once), and the policy's `Network` sees later prefetch
-//!   requests: a protected prefetch or prerender gives the page's target up for the rest of
-//!   its life (hidden, refused, every session cut). A protected document response on a
+//!   requests, redirect hops included: a protected prefetch or prerender gives the page's
+//!   target up for the rest of its life (hidden, refused, every session cut). A page that
+//!   holds any live prefetch while a session's checks run fails them (the report names the
+//!   prefetched URL, not a redirect it followed; the suite's `c2.prefetch-hop-before-attach`). A protected document response on a
 //!   session whose interception never paused it (served from such a prefetch) cuts the
 //!   session too. `Preload` events reach the client only once it enabled the domain.
 //! - **Client request headers on protected requests.** Once a client sets request headers
