@@ -136,6 +136,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.prefetch-at-once", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules and navigates there in the same task", prefetch_at_once).tries(3),
         A::new("c2.prefetch-before-attach", "the user's ordinary tab (a fresh context) prefetched the vault before the client attached (init script); then the page navigates there", prefetch_before_attach).tries(3),
         A::new("c2.prefetch-hop-before-attach", "the user's ordinary tab (a fresh context) prefetched an ordinary redirect to the vault before the client attached (init script); then the page navigates there", prefetch_hop_before_attach).tries(3),
+        A::new("c2.prefetch-hop-after-attach", "the client's page (init script, a fresh browser context) prefetches an ordinary redirect to the vault; its own script navigates there 800 ms later", prefetch_hop_after_attach).tries(2),
         A::new("c2.prefetch-same-site", "the client's page on other.client.example (init script) prefetches the extra origin's app by speculation rules; its own script navigates there 800 ms later", prefetch_same_site).tries(2),
         A::new("c2.auto-attach-user-tab", "browser-wide auto-attach (paused); the user opens a tab on a slow ordinary redirect to the vault: init script on the auto-attached session", auto_attach_user_tab).tries(2),
         A::new("c1.user-framed-at-attach", "the user's ordinary tab already frames the vault when the client attaches: Page.captureSnapshot at once", user_framed_at_attach),
@@ -143,6 +144,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.fetch-rewrite-url", "Fetch.continueRequest rewrites the URL of the client's own document request to the vault (or a hop to it)", fetch_rewrite_url),
         A::new("c7.drag-files-profile", "Input.dispatchDragEvent drops the profile's storage files on the client's page, which reads the vault's data", drag_files_profile),
         A::new("c7.clipboard-read", "the user copies the vault's secret; the client grants its page clipboard access and reads it", clipboard_read),
+        A::new("c1.auto-attach-off", "the client turns its page session's auto-attach off, then its page frames the vault: Page.captureSnapshot", auto_attach_off).tries(2),
         A::new("c7.worker-script-source", "the client's page runs a worker that imports a vault script: Debugger.getScriptSource on the worker's session (ids shown or guessed)", worker_script_source),
     ]
 }
@@ -3272,6 +3274,16 @@ fn prefetch_navigation(ctx: &Ctx) -> Res {
     prefetch_then_go(ctx, "http://ordinary.test", &ctx.vault("/app"), true, 800)
 }
 
+fn prefetch_hop_after_attach(ctx: &Ctx) -> Res {
+    prefetch_then_go(
+        ctx,
+        "http://ordinary.test",
+        &hop_to_vault(ctx, 0),
+        true,
+        800,
+    )
+}
+
 fn prefetch_at_once(ctx: &Ctx) -> Res {
     prefetch_then_go(ctx, "http://ordinary.test", &ctx.vault("/app"), true, 0)
 }
@@ -3529,4 +3541,30 @@ fn clipboard_read(ctx: &Ctx) -> Res {
         text.push_str(v.as_str().unwrap_or_default());
     }
     ctx.holds_secret("the clipboard", &text)
+}
+
+fn auto_attach_off(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, Some("http://plain.example/page?t=x"))?;
+    for params in [
+        json!({"autoAttach": false, "waitForDebuggerOnStart": false}),
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true, "filter": [{"type": "iframe", "exclude": true}]}),
+    ] {
+        let _ = ctx.send("Target.setAutoAttach", params, Some(&s));
+    }
+    ctx.eval(
+        &s,
+        &format!(
+            "document.getElementById('f').src = {}; true",
+            json!(ctx.vault("/app"))
+        ),
+    )?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Failed("the vault frame never loaded".into()));
+    }
+    sleep(500);
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "Page.captureSnapshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
 }
