@@ -11,8 +11,8 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `/app?t=<tag>[&ms=<n>][&report=1]` | (after `n` ms) the app (`report=1`: a `Reporting-Endpoints` header, and the page uses deprecated features): the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
-//! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy; `?sw=1` on the page registers `/sw.js?k=<secret>` |
+//! | `/app?t=<tag>[&ms=<n>]` | (after `n` ms) the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
+//! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy, and at load for its time zone, locale, `navigator.onLine` and `Date.now()` (`tz`, `locale`, `online`, `time`: what renderer-wide overrides reach); `?sw=1` on the page registers `/sw.js?k=<secret>` |
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
 //! | `/secret.js` | a script holding the secret in a closure (no global); `keep=1`: a `message` listener keeps the closure alive |
 //! | `/secret.css` | a stylesheet holding the secret in generated content |
@@ -360,10 +360,6 @@ fn app_js(secret: &str) -> String {
     if (location.search.includes("sw=1") && navigator.serviceWorker) {{
       navigator.serviceWorker.register("/sw.js?k=" + secret).then(() => ev("sw", "registered"), (e) => ev("sw", "failed " + e));
     }}
-    if (location.search.includes("report=1")) {{
-      try {{ document.domain = document.domain; }} catch (e) {{}}
-      try {{ const x = new XMLHttpRequest(); x.open("GET", "/ev?t=" + encodeURIComponent(tag()) + "&k=sync", false); x.send(); }} catch (e) {{}}
-    }}
     if (location.search.includes("busy=1")) {{
       const spin = new Function("return function vaultSpin_" + secret + "() {{ let x = 0; for (let i = 0; i < 200000; i++) x += i; return x; }}")();
       setInterval(spin, 5);
@@ -421,9 +417,6 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             let mut a = html(app_page(&tag, secret, ""));
             a.1.push(("Set-Cookie", format!("session={secret}; Path=/; HttpOnly")));
             a.1.push(("Set-Cookie", format!("vaultjs={secret}; Path=/")));
-            if hit.param("report").is_some() {
-                a.1.push(("Reporting-Endpoints", "default=\"/reports\"".into()));
-            }
             if hit.path() == "/cached" {
                 a.1.push(("Cache-Control", "max-age=600".into()));
             } else if hit.param("nostore").is_some() {
