@@ -26,12 +26,6 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
 const OPEN: &[(&str, u8)] = &[
-    // A process-wide override (ICU's default time zone and locale) reaches every page in the
-    // renderer, a protected same-site page the client's page opened included.
-    ("c7.timezone-same-site", 7),
-    ("c7.locale-same-site", 7),
-    ("c7.virtual-time-same-site", 7),
-    ("c7.offline-same-site", 7),
     // A local file's path is no URL the policy can judge: the profile's storage files read
     // in the clear through a file input.
     ("c7.file-input-profile", 7),

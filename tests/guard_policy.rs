@@ -221,6 +221,11 @@ fn a_tab_whose_first_document_is_under_way_is_attached_only_once_it_commits() {
 }
 
 #[test]
+fn renderer_wide_overrides_stay_off_a_protected_origins_site() {
+    assert!(run_trace("renderer-wide.jsonl") > 25);
+}
+
+#[test]
 fn tabs_that_could_restore_a_protected_page_are_not_attached() {
     assert!(run_trace("backlist.jsonl") > 15);
 }

@@ -363,6 +363,50 @@ impl Matcher {
     pub fn extra_origins(&self) -> impl Iterator<Item = &str> {
         self.rules.extras.iter().map(|e| e.text.as_str())
     }
+
+    /// Whether `url`'s host may be same-site with a protected host, domain or extra origin,
+    /// so that one renderer process may hold a page of each (Chromium gives each site its own
+    /// processes, and a page and the same-site popup it opens share one). A superset of the
+    /// registrable domain, as the crate carries no public suffix list: a host's site is its last
+    /// two labels, or the whole host for an IP address or a single label; the scheme and the
+    /// port are not compared. A URL with no host (`about:blank`, `data:`) is `false`.
+    ///
+    /// ```
+    /// use slicc_browsers::protected::Matcher;
+    /// let cat = slicc_browsers::shared_catalog();
+    /// let m = Matcher::new(&cat.protected_origins, &["http://client.example", "http://127.0.0.1:5710"]).unwrap();
+    /// assert!(m.shares_site("http://other.client.example/page"));
+    /// assert!(m.shares_site("https://www.sliccy.ai/"));
+    /// assert!(m.shares_site("http://127.0.0.1:3000/"));
+    /// assert!(!m.shares_site("http://ordinary.test/"));
+    /// assert!(!m.shares_site("http://example/"));
+    /// assert!(!m.shares_site("about:blank"));
+    /// ```
+    pub fn shares_site(&self, url: &str) -> bool {
+        let Some(host) = Url::parse(url).ok().and_then(|u| u.host_str().map(site_of)) else {
+            return false;
+        };
+        let protected = self.rules.domains.iter().chain(&self.rules.hosts);
+        protected
+            .map(String::as_str)
+            .chain(self.rules.extras.iter().map(|e| e.host.as_str()))
+            .any(|p| site_of(p) == host)
+    }
+}
+
+/// A host's site as [`Matcher::shares_site`] reads it: lower case, no trailing dot, its last
+/// two labels (the whole host for an IP address or a single label).
+fn site_of(host: &str) -> String {
+    let host = trim_dot(host).to_ascii_lowercase();
+    let ip = host.starts_with('[') || host.parse::<std::net::Ipv4Addr>().is_ok();
+    if ip {
+        return host;
+    }
+    let labels: Vec<&str> = host.rsplitn(3, '.').collect();
+    match labels.as_slice() {
+        [last, second, ..] => format!("{second}.{last}"),
+        _ => host,
+    }
 }
 
 /// Rules 1 to 4 over the URL `input` at `depth` inner schemes, recorded: the `url` crate's

@@ -128,6 +128,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.dispose-user-context", "Target.disposeBrowserContext on the user's browser context closes the vault tab in it", dispose_user_context),
         A::new("c7.browser-close", "Browser.close closes the user's vault tab with the browser", browser_close),
         A::new("c7.virtual-time-same-site", "Emulation.setVirtualTimePolicy on the client's page moves the clock of the extra origin's same-site popup (one renderer)", virtual_time_same_site).tries(2),
+        A::new("c7.timezone-then-same-site", "Emulation.setTimezoneOverride on the client's page on another site, which then goes to a page same-site with the extra origin and opens its app in a popup", timezone_then_same_site).tries(2),
         A::new("c7.offline-same-site", "Network.emulateNetworkConditions offline on the client's page reaches navigator.onLine of the extra origin's same-site popup (one renderer)", offline_same_site).tries(2),
         A::new("c7.file-input-profile", "DOM.setFileInputFiles puts the profile's Local Storage and IndexedDB files (the well-known profile path) into the client's page, which reads the vault's data", file_input_profile),
         A::new("c7.file-url-profile", "the client's page navigates to the profile's Local Storage and IndexedDB files by file: URL", file_url_profile),
@@ -2876,6 +2877,40 @@ fn same_site_override_when(
                 .collect();
             Stop::Failed(format!("the popup never reported {kind} {value}: {seen:?}"))
         })
+}
+
+/// The override is set on an ordinary page of another site, then the page goes to a page
+/// same-site with the extra origin: the session carries the override into that site's
+/// renderer, which the popup shares.
+fn timezone_then_same_site(ctx: &Ctx) -> Res {
+    let (_, s) = ctx.open(&ctx.url("http://ordinary.test", "/page"))?;
+    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    ctx.send(
+        "Emulation.setTimezoneOverride",
+        json!({"timezoneId": "Pacific/Kiritimati"}),
+        Some(&s),
+    )?;
+    let same_site = ctx.url("http://other.client.example", "/page");
+    ctx.eval(&s, &format!("location.href = {}; true", json!(same_site)))?;
+    ctx.wait_true(
+        &s,
+        "location.host === 'other.client.example' && document.readyState === 'complete'",
+        10_000,
+    )?;
+    let app = ctx.url("http://client.example", "/app");
+    ctx.eval(
+        &s,
+        &format!("window.__w = window.open({}); true", json!(app)),
+    )?;
+    ctx.app()
+        .app_event(&ctx.tag, "tz", "Pacific/Kiritimati", Duration::from_secs(5))
+        .map(|h| {
+            format!(
+                "the extra origin's page reported tz {:?}",
+                h.param("v").unwrap_or_default()
+            )
+        })
+        .ok_or_else(|| Stop::Failed("the popup never reported the client's time zone".into()))
 }
 
 fn timezone_same_site(ctx: &Ctx) -> Res {

@@ -33,6 +33,23 @@ const HOSTED_WHY: &str = "the page holds a frame on a protected origin in anothe
 /// Why closing a browser context or the browser is refused while a protected tab is open.
 const CLOSES_WHY: &str = "it closes a protected tab (its browser context, or the whole browser), with what the user had there";
 
+/// Why a renderer-wide override is refused beside a protected site, in the refusal's words.
+const SHARED_WHY: &str = "the page is same-site with a protected origin, whose pages may share its renderer process, where this override is process-wide";
+
+/// Overrides Blink applies to the whole renderer process (the ICU time zone and locale, the
+/// virtual clock, the network state and CPU speed), so to every same-site page in it: refused
+/// on a page a protected origin shares a site with, and a session that set one may not load a
+/// document on such a site (fetch.rs).
+const RENDERER_WIDE: [&str; 7] = [
+    "Emulation.setTimezoneOverride",
+    "Emulation.setLocaleOverride",
+    "Emulation.setVirtualTimePolicy",
+    "Emulation.setCPUThrottlingRate",
+    "Network.emulateNetworkConditions",
+    "Network.emulateNetworkConditionsByRule",
+    "Network.overrideNetworkState",
+];
+
 /// Why heap profiling is refused, in the refusal's words.
 const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
 
@@ -248,6 +265,27 @@ impl Policy {
             || self.object_refused(key, id, params, out)
         {
             return;
+        }
+
+        if RENDERER_WIDE.contains(&method) {
+            let shared = self
+                .session(key)
+                .and_then(|s| self.targets.get(&s.target))
+                .and_then(|t| t.info["url"].as_str())
+                .is_some_and(|u| self.m.shares_site(u));
+            if shared {
+                let message = self.refusal_because(SHARED_WHY);
+                return self.refuse(
+                    key,
+                    id,
+                    &message,
+                    "renderer-wide beside a protected site",
+                    out,
+                );
+            }
+            if let Some(s) = self.session_mut(key) {
+                s.renderer_wide = true;
+            }
         }
 
         if matches!(

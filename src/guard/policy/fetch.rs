@@ -96,6 +96,14 @@ impl Policy {
             return out.set(Verdict::Drop, "no session");
         };
         let document_session = s.kind == Kind::Document;
+        // A session with a renderer-wide override loads no document on a site a protected
+        // origin shares: the override would follow it into that site's renderer process.
+        let shared = document_session
+            && rtype == "Document"
+            && !response
+            && s.renderer_wide
+            && self.m.shares_site(url);
+        let protected = protected || shared;
         let wants = visible
             && s.fetch
                 .as_ref()

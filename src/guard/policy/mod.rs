@@ -95,6 +95,15 @@
 //!   them: a `file:` document is the browser reading its own disk, where the profile keeps
 //!   every site's storage (a protected page's local storage reads in the clear from its
 //!   `Local Storage` log), cookies and history.
+//! - **Renderer-wide overrides.** Blink applies a time zone, a locale, a virtual clock, a
+//!   network state and CPU throttling (`Emulation.setTimezoneOverride`, `setLocaleOverride`,
+//!   `setVirtualTimePolicy`, `setCPUThrottlingRate`, `Network.emulateNetworkConditions`,
+//!   `emulateNetworkConditionsByRule`, `overrideNetworkState`) to its whole renderer process,
+//!   so to a protected same-site page in it (a popup of the client's page). They are refused
+//!   on a page [`Matcher::shares_site`] puts beside a protected origin, and a session that
+//!   set one has its document requests to such a site failed (the override would follow it
+//!   into that site's renderer). A client that emulates a time zone cannot load pages
+//!   same-site with an extra origin (`localhost` pages, when one is on `localhost`).
 //! - **Profiling.** `Tracing.start` and `Tracing.requestMemoryDump` are refused on every
 //!   session (a page session's trace still carries the browser process's events for every
 //!   tab); heap snapshots, heap sampling and object tracking (`HeapProfiler.*`, `Memory.*`
@@ -194,6 +203,17 @@
 //!   ordinary pages.
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
+//! - **Local files by path.** `DOM.setFileInputFiles` and `Input.dispatchDragEvent` name files
+//!   by path, and the profile's own storage files (`Local Storage/leveldb`, `IndexedDB`) hold
+//!   protected origins' data in the clear: a client's page can read them (the suite's
+//!   `c7.file-input-profile`, `c7.drag-files-profile`). The policy does not know where the
+//!   profile is; refusing every upload would break ordinary automation.
+//! - **Where downloads go.** `Browser.setDownloadBehavior` chooses the folder for every
+//!   download, a protected one a popup of the client's page starts (with the user's cookies)
+//!   included (`c7.download-path-popup`).
+//! - **The clipboard** is the user's, shared by every page: what the user copied on a
+//!   protected page reaches a client's page that reads it (a permission it grants itself, or
+//!   a paste command: `c7.clipboard-read`).
 
 mod browser;
 mod client;

@@ -212,6 +212,9 @@ pub(crate) struct SessionRecord {
     /// The hold whose frame-tree check waits for the main frame's first document (see
     /// [`FirstCommit`]).
     pub(crate) first_commit: Option<FirstCommit>,
+    /// The client set a renderer-wide override here (time zone, locale, virtual time,
+    /// network state): its document requests to a site a protected origin shares are failed.
+    pub(crate) renderer_wide: bool,
 }
 
 /// A new page session whose main frame has committed no document yet (its frame tree shows an
@@ -257,6 +260,7 @@ impl SessionRecord {
             overrides: Default::default(),
             objects: Recent::new(cap.saturating_mul(8)),
             first_commit: None,
+            renderer_wide: false,
         }
     }
 }
