@@ -1,4 +1,5 @@
 //! The driver read as the format is written (issue 21), on a scripted browser ([`super::fake`]).
+//! One test per reading and per error the driver records; about 680 lines, tests only.
 
 use std::time::Duration;
 
