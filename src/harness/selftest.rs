@@ -39,7 +39,7 @@
 //! `harness/chromium.rs` and is re-exported here under its 1.x paths.
 //!
 //! Size: about 630 lines before its tests, kept in one file (issue 18 item 5): the run's slots
-//! (the [`Guard`](super::runner::drive::Guard) it implements), its options and the verdicts of
+//! (the [`Guard`] it implements), its options and the verdicts of
 //! its report are one flow from `selftest` to [`SelfTestReport`].
 
 use std::collections::BTreeMap;
