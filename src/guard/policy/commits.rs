@@ -215,12 +215,12 @@ impl Policy {
         if s.kind != Kind::Document || s.closed {
             return None;
         }
+        let url = if method == "Network.requestWillBeSent" {
+            p["request"]["url"].as_str()
+        } else {
+            p["response"]["url"].as_str()
+        };
         if kind == Some("Prefetch") {
-            let url = if method == "Network.requestWillBeSent" {
-                p["request"]["url"].as_str()
-            } else {
-                p["response"]["url"].as_str()
-            };
             if !url.is_some_and(|u| self.off_limits(u)) {
                 return None;
             }
@@ -240,11 +240,6 @@ impl Policy {
             }
             return None;
         }
-        let url = if method == "Network.requestWillBeSent" {
-            p["request"]["url"].as_str()
-        } else {
-            p["response"]["url"].as_str()
-        };
         if !url.is_some_and(|u| self.off_limits(u)) {
             return None;
         }
