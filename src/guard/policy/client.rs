@@ -11,6 +11,71 @@ use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
 
+/// A client frame read once: a JSON object, unless a member is named twice (Chromium refuses
+/// such a message; serde_json alone would keep the last), or any other JSON value.
+enum Top {
+    Object(serde_json::Map<String, Value>),
+    /// The first member named twice.
+    Twice(String),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Top {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Top, D::Error> {
+        d.deserialize_any(TopVisitor)
+    }
+}
+
+struct TopVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TopVisitor {
+    type Value = Top;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Top, A::Error> {
+        let mut map = serde_json::Map::new();
+        while let Some(key) = a.next_key::<String>()? {
+            if map.contains_key(&key) {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                return Ok(Top::Twice(key));
+            }
+            let value: Value = a.next_value()?;
+            map.insert(key, value);
+        }
+        Ok(Top::Object(map))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Top, A::Error> {
+        while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Top::Other)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Top, E> {
+        Ok(Top::Other)
+    }
+}
+
 /// What a concern decided about a client command.
 pub(super) enum Step {
     /// Answered, refused or held by the concern: nothing more to do.
@@ -120,7 +185,19 @@ impl Policy {
 
     pub(super) fn client_frame(&mut self, frame: &str, out: &mut Output) {
         let v: Value = match serde_json::from_str(frame) {
-            Ok(v) => v,
+            Ok(Top::Object(map)) => Value::Object(map),
+            Ok(Top::Other) => {
+                self.client_error(frame, -32600, "Message must be an object", out);
+                return out.set(Verdict::Invalid, "not an object");
+            }
+            // Chromium refuses it and answers the first `id`, the policy would have waited for
+            // the last: answered here, without an id (which one would be a guess).
+            Ok(Top::Twice(name)) => {
+                let message = format!("Message must not name a member twice ({name:?})");
+                out.to_client
+                    .push(json!({"error": {"code": -32700, "message": message}}).to_string());
+                return out.set(Verdict::Invalid, "a member named twice");
+            }
             Err(_) => {
                 self.client_error(frame, -32700, "Message must be in JSON format", out);
                 return out.set(Verdict::Invalid, "not JSON");
@@ -130,7 +207,9 @@ impl Policy {
             self.client_error(frame, -32600, "Message must be an object", out);
             return out.set(Verdict::Invalid, "not an object");
         };
-        let Some(id) = int_id(&v) else {
+        // Chromium reads ids as 32-bit integers and answers others without an id: the client
+        // would never be answered, and the command would count as in flight for good.
+        let Some(id) = int_id(&v).filter(|id| i32::try_from(*id).is_ok()) else {
             self.client_error(
                 frame,
                 -32600,

@@ -161,6 +161,7 @@ impl Policy {
                 self.ready = true;
                 self.rejudge(out);
                 let queued: Vec<String> = self.queue.drain(..).collect();
+                self.queue_bytes = 0;
                 for frame in queued {
                     self.client_frame(&frame, out);
                 }

@@ -175,6 +175,31 @@
 //! Refusals are CDP errors (code `-32000`) carrying [`Matcher::refusal`]; where the reason is
 //! not the protected origin itself, it follows in brackets.
 //!
+//! # What it remembers, and its bounds
+//!
+//! Everything a policy keeps for its connection is bounded ([`Policy::footprint`] counts it),
+//! whatever the client sends:
+//!
+//! - **Client commands in flight**: at most [`Config::max_pending`] (65,536); one more is
+//!   answered `slicc: guard: too many commands in flight`. A command Chromium would answer
+//!   without its id (an id outside 32 bits, a member named twice) is answered by the policy
+//!   and never counted. A duplicate id on a session is refused.
+//! - **Commands before the discovery is answered**: at most [`Config::max_queue`] (4,096)
+//!   and [`Config::max_held_bytes`] (256 MiB); more are answered
+//!   `slicc: guard: too many commands while starting`.
+//! - **Frames for the client waiting behind a session's checks** (Chromium's order kept, see
+//!   `order.rs`): at most [`Config::max_pending`] frames and [`Config::max_held_bytes`]
+//!   bytes; past either, the oldest checks fail closed (the session detached, an attach the
+//!   client asked for refused with the refusal and `(too much for the client waited behind
+//!   this session's checks)`) until what is left is within both. Checks also fail closed
+//!   after [`Config::hold_ms`].
+//! - **Per session** (request, script, style sheet, history entry and paused request ids):
+//!   [`Config::per_session`] (8,192) each, object ids 8 times that, the oldest forgotten
+//!   (forgotten ids are refused: the safe side).
+//! - **Targets and sessions** as long as the browser has them: forgotten when it reports them
+//!   destroyed or detached (a destroyed target's protection kept for [`Config::gone`], 4,096,
+//!   for openers); out-of-process frames and the pages hosting them likewise.
+//!
 //! # Limits
 //!
 //! What the policy cannot rule out from where it stands, each with why:
@@ -221,6 +246,7 @@ mod commits;
 mod compat;
 mod cookies;
 mod fetch;
+mod footprint;
 mod holds;
 mod order;
 mod overrides;
@@ -237,6 +263,7 @@ use std::ops::RangeInclusive;
 use serde_json::{json, Value};
 
 use crate::protected::Matcher;
+pub use footprint::Footprint;
 pub use scrub::{internal_url, INTERNAL_SCHEMES};
 use state::{Hold, Own, Pending, SessionRecord, TargetRecord};
 
@@ -317,6 +344,10 @@ pub struct Config {
     pub max_pending: usize,
     /// Client frames kept while the policy's discovery starts; more are refused.
     pub max_queue: usize,
+    /// Bytes of messages kept back at most: client frames kept while the policy's discovery
+    /// starts (more are refused), and client-bound frames waiting behind a session's checks
+    /// (past it the oldest checks fail closed, see the module docs).
+    pub max_held_bytes: usize,
     /// Request ids, history entries and paused requests remembered per session.
     pub per_session: usize,
     /// Targets remembered after they are destroyed (for openers).
@@ -329,6 +360,7 @@ impl Default for Config {
             hold_ms: 10_000,
             max_pending: 65_536,
             max_queue: 4_096,
+            max_held_bytes: 256 << 20,
             per_session: 8_192,
             gone: 4_096,
         }
@@ -343,6 +375,8 @@ pub struct Policy {
     started: bool,
     ready: bool,
     queue: VecDeque<String>,
+    /// Bytes in `queue`.
+    queue_bytes: usize,
     next_own: i64,
     next_auto: i64,
     own: HashMap<i64, (String, Own)>,
@@ -381,6 +415,7 @@ impl Policy {
             started: false,
             ready: false,
             queue: VecDeque::new(),
+            queue_bytes: 0,
             next_own: *RESERVED_IDS.start(),
             next_auto: *AUTO_IDS.end(),
             own: HashMap::new(),
@@ -425,7 +460,9 @@ impl Policy {
         self.ensure_started(&mut out);
         self.expire(&mut out);
         if !self.ready {
-            if self.queue.len() >= self.cfg.max_queue {
+            if self.queue.len() >= self.cfg.max_queue
+                || self.queue_bytes.saturating_add(frame.len()) > self.cfg.max_held_bytes
+            {
                 self.client_error(
                     frame,
                     -32000,
@@ -434,6 +471,7 @@ impl Policy {
                 );
                 out.set(Verdict::Refuse, "queue full");
             } else {
+                self.queue_bytes += frame.len();
                 self.queue.push_back(frame.to_string());
                 out.set(Verdict::Hold, "starting");
             }

@@ -7,8 +7,10 @@
 //! response arrives, and the response comes after the event in Chromium's order. So every
 //! client-bound frame produced after a held session event waits in an outbox behind it, and
 //! leaves when the hold settles (released, or failed closed: then nothing takes its place).
-//! The outbox is bounded: past [`Config::max_pending`](super::Config) frames the oldest hold
-//! fails closed.
+//! The outbox is bounded: past [`Config::max_pending`](super::Config) frames or
+//! [`Config::max_held_bytes`](super::Config) bytes waiting, the oldest hold fails closed (its
+//! session detached, an attach the client asked for refused), and what waited behind it leaves,
+//! as often as it takes to get under both bounds.
 
 use std::collections::VecDeque;
 
@@ -36,6 +38,19 @@ pub(super) struct Order {
     placed: std::collections::HashSet<u64>,
     /// Settled holds' frames, by hold.
     filled: std::collections::HashMap<u64, Vec<String>>,
+    /// Bytes of the frames waiting: in the outbox and in `filled`.
+    bytes: usize,
+}
+
+/// Why a session's checks failed when too much waited behind them, in the refusal's words.
+const BACKLOG_WHY: &str = "too much for the client waited behind this session's checks";
+
+impl Order {
+    /// Frames (and places) waiting, and their bytes.
+    pub(super) fn held(&self) -> (usize, usize) {
+        let filled: usize = self.filled.values().map(Vec::len).sum();
+        (self.outbox.len() + filled, self.bytes)
+    }
 }
 
 impl Policy {
@@ -52,6 +67,7 @@ impl Policy {
         self.release_hold(hid, out);
         if self.order.placed.remove(&hid) {
             let frames = out.to_client.split_off(start.min(out.to_client.len()));
+            self.order.bytes += frames.iter().map(String::len).sum::<usize>();
             self.order.filled.insert(hid, frames);
         }
     }
@@ -80,8 +96,15 @@ impl Policy {
         for f in fresh {
             self.queue_or_pass(f, &mut passing);
         }
-        // Bounded: the oldest hold fails closed when too much waits behind it.
-        while self.order.outbox.len() > self.cfg.max_pending {
+        out.to_client.append(&mut passing);
+        // Bounded: the oldest hold fails closed while too much waits behind it.
+        loop {
+            self.send_ready(out);
+            if self.order.outbox.len() <= self.cfg.max_pending
+                && self.order.bytes <= self.cfg.max_held_bytes
+            {
+                break;
+            }
             let Some(hid) = self.order.outbox.iter().find_map(|s| match s {
                 Slot::Held(h) if !self.order.filled.contains_key(h) => Some(*h),
                 _ => None,
@@ -91,6 +114,7 @@ impl Policy {
             if let Some(h) = self.holds.get_mut(&hid) {
                 h.blocked = true;
                 h.waiting = 0;
+                h.reason = Some(BACKLOG_WHY);
             }
             let mut side = Output::new();
             self.settle_hold(hid, &mut side);
@@ -100,10 +124,14 @@ impl Policy {
             self.order.filled.entry(hid).or_default();
             self.order.placed.remove(&hid);
         }
-        out.to_client.append(&mut passing);
+    }
+
+    /// Sends on the outbox's frames up to the first hold still waiting.
+    fn send_ready(&mut self, out: &mut Output) {
         while let Some(slot) = self.order.outbox.pop_front() {
             match slot {
                 Slot::Ready(f) => {
+                    self.order.bytes = self.order.bytes.saturating_sub(f.len());
                     if let Some(f) = self.event_again(f) {
                         out.to_client.push(f);
                     }
@@ -111,6 +139,7 @@ impl Policy {
                 Slot::Held(hid) => match self.order.filled.remove(&hid) {
                     Some(frames) => {
                         for f in frames {
+                            self.order.bytes = self.order.bytes.saturating_sub(f.len());
                             if let Some(f) = self.event_again(f) {
                                 out.to_client.push(f);
                             }
@@ -134,6 +163,7 @@ impl Policy {
     fn queue_or_pass(&mut self, frame: String, passing: &mut Vec<String>) {
         let waiting = self.order.outbox.iter().any(|s| matches!(s, Slot::Held(_)));
         if waiting {
+            self.order.bytes += frame.len();
             self.order.outbox.push_back(Slot::Ready(frame));
         } else {
             passing.push(frame);

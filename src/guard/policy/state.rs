@@ -48,6 +48,11 @@ impl<K: Eq + Hash + Clone, V> Bounded<K, V> {
     pub(crate) fn contains(&self, k: &K) -> bool {
         self.map.contains_key(k)
     }
+
+    /// Entries remembered.
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
 }
 
 /// A set that forgets the entries least recently used past `cap` (used ones move to the back).
@@ -94,6 +99,11 @@ impl Recent {
 
     pub(crate) fn contains(&self, k: &str) -> bool {
         self.map.contains_key(k)
+    }
+
+    /// Entries remembered.
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
     }
 }
 

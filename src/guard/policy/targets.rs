@@ -164,6 +164,22 @@ impl Policy {
         }
     }
 
+    /// A destroyed target leaves the frame hosts: a frame it hosted is hosted by its own host
+    /// now (so a protected frame still marks every page above it), and it hosts nothing.
+    fn forget_frame(&mut self, id: &str) {
+        let host = self.frame_hosts.remove(id);
+        for h in self.frame_hosts.values_mut() {
+            if h == id {
+                match &host {
+                    Some(above) => h.clone_from(above),
+                    None => h.clear(),
+                }
+            }
+        }
+        self.frame_hosts.retain(|_, h| !h.is_empty());
+        self.hosting.remove(id);
+    }
+
     /// Whether a command on a page hosting a protected frame (see [`Policy::mark_hosts`])
     /// would read or drive that frame: captures, input (editing commands included) and any
     /// command naming a frame other than the page's own main frame.
@@ -296,6 +312,7 @@ impl Policy {
             if let Some(t) = self.targets.remove(&id) {
                 self.gone.insert(id.clone(), t.protected);
             }
+            self.forget_frame(&id);
         }
         if hidden {
             return out.set(Verdict::Drop, "protected target");

@@ -1,0 +1,80 @@
+//! What a policy remembers for its connection, counted ([`Policy::footprint`]): how the
+//! bounds of [`Config`](super::Config) can be checked from outside.
+
+use super::state::SessionRecord;
+use super::Policy;
+
+/// Counts of what a [`Policy`] remembers (entries, and bytes where it keeps messages). Every
+/// one is bounded: by a [`Config`](super::Config) limit, or by what is alive in the browser
+/// (targets, sessions), and forgotten when the browser reports it gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Footprint {
+    /// Live targets known.
+    pub targets: usize,
+    /// Destroyed targets remembered (for openers; at most [`Config::gone`](super::Config::gone)).
+    pub gone: usize,
+    /// Sessions known (the root not counted).
+    pub sessions: usize,
+    /// Entries the sessions remember (request, script, style sheet, history, paused request
+    /// and object ids), summed over sessions; each kind at most
+    /// [`Config::per_session`](super::Config::per_session) per session (object ids 8 times
+    /// that).
+    pub session_entries: usize,
+    /// Client commands forwarded and not answered (at most
+    /// [`Config::max_pending`](super::Config::max_pending)).
+    pub in_flight: usize,
+    /// The policy's own commands not answered.
+    pub own: usize,
+    /// Holds: messages kept back for the policy's checks.
+    pub holds: usize,
+    /// Client frames kept while the discovery starts, and their bytes.
+    pub queued: usize,
+    /// Bytes of [`Footprint::queued`].
+    pub queued_bytes: usize,
+    /// Client-bound frames waiting behind a session's checks (their places included).
+    pub held: usize,
+    /// Bytes of [`Footprint::held`].
+    pub held_bytes: usize,
+    /// Out-of-process frames and the pages hosting them (and protected ones) remembered.
+    pub frames: usize,
+}
+
+impl SessionRecord {
+    /// The entries this session remembers.
+    fn entries(&self) -> usize {
+        self.paused.len()
+            + self.requests.len()
+            + self.history.len()
+            + self.scripts.len()
+            + self.sheets.len()
+            + self.navigations.len()
+            + self.objects.len()
+    }
+}
+
+impl Policy {
+    /// What this policy remembers now, counted (for tests and monitoring).
+    pub fn footprint(&self) -> Footprint {
+        let (held, held_bytes) = self.order.held();
+        Footprint {
+            targets: self.targets.len(),
+            gone: self.gone.len(),
+            sessions: self.sessions.len(),
+            session_entries: self.root.entries()
+                + self
+                    .sessions
+                    .values()
+                    .map(SessionRecord::entries)
+                    .sum::<usize>(),
+            in_flight: self.pending.len(),
+            own: self.own.len(),
+            holds: self.holds.len(),
+            queued: self.queue.len(),
+            queued_bytes: self.queue_bytes,
+            held,
+            held_bytes,
+            frames: self.frame_hosts.len() + self.hosting.len(),
+        }
+    }
+}
