@@ -10,7 +10,10 @@ use std::sync::{Arc, Mutex};
 /// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
 /// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A command the policy
 /// held (it came before the policy was ready, or waits for its checks) and refused later is
-/// logged when it is refused, with `held: true` and the refusal's text as `why`.
+/// logged when it is refused, with `held: true` and the refusal's text as `why`. What a
+/// client sent is quoted short: a string (a method, a session id) cut to 200 characters
+/// followed by `… (N bytes)`, a non-string `method` or `sessionId` given as its kind and size
+/// (`(an object of N bytes)`), so a line stays under about 1 KiB whatever the message.
 #[derive(Clone)]
 pub struct ProxyLog(Arc<Mutex<Box<dyn Write + Send>>>);
 

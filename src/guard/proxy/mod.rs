@@ -36,9 +36,14 @@
 //! - **The log.** [`ProxyOptions::log`] (`--log FILE`, `-` for stderr) gets one JSON line per
 //!   connection opened, closed or turned away, and per message the policy refused or found
 //!   invalid, with why (see [`ProxyLog`]).
-//! - **Memory.** Bounded: message sizes (`max_client_message`, `max_browser_message`), the
-//!   write queues (above), the connections, and the policy's own limits
-//!   ([`Config`](super::policy::Config)).
+//! - **Memory.** Bounded per connection: message sizes (`max_client_message`, 16 MiB, and
+//!   `max_browser_message`, 256 MiB; a client message over its limit, whole or in fragments,
+//!   closes the connection with `1009`), the write queues (above), and the policy's own
+//!   limits (its module docs' *What it remembers, and its bounds*: commands in flight,
+//!   messages waiting behind a session's checks, per-session ids, each with what a client
+//!   over it gets). Log lines quote a client's strings cut short ([`ProxyLog`]), so a line
+//!   stays small whatever a client sends. `tests/guard_proxy_hostile.rs` and
+//!   `tests/guard_policy_hostile.rs` hold a hostile client to this.
 //!
 //! ```no_run
 //! use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};

@@ -125,6 +125,28 @@ pub(super) struct Relay<'a> {
 /// How many held commands' methods a relay remembers for the log.
 const HELD_REMEMBERED: usize = 1024;
 
+/// The most characters of a client's string (a method, a session id) a log line quotes.
+pub(super) const LOG_CLIP: usize = 200;
+
+/// A member of a client's message as a log line quotes it: a string cut to [`LOG_CLIP`]
+/// characters (with how long it was), an object or a list as its kind and size, so that a log
+/// line stays small whatever the client sent.
+pub(super) fn clip(v: Option<&Value>) -> Value {
+    match v {
+        None => Value::Null,
+        Some(Value::String(s)) if s.chars().count() > LOG_CLIP => {
+            let head: String = s.chars().take(LOG_CLIP).collect();
+            Value::String(format!("{head}… ({} bytes)", s.len()))
+        }
+        Some(v @ (Value::Object(_) | Value::Array(_))) => {
+            let kind = if v.is_object() { "an object" } else { "a list" };
+            let size = serde_json::to_string(v).map_or(0, |t| t.len());
+            Value::String(format!("({kind} of {size} bytes)"))
+        }
+        Some(v) => v.clone(),
+    }
+}
+
 /// The policy's refusals among `frames` (answers it gave to client commands, its refusal
 /// text in an error's message): (sessionId, id, message). Only called with a log.
 pub(super) fn refusals_in(frames: &[String], refusal: &str) -> Vec<(String, i64, String)> {
@@ -193,7 +215,7 @@ impl Relay<'_> {
                 "from": "client",
                 "method": method,
                 "id": id,
-                "sessionId": if session.is_empty() { Value::Null } else { Value::String(session) },
+                "sessionId": if session.is_empty() { Value::Null } else { clip(Some(&Value::String(session))) },
                 "why": message,
                 "held": true,
             }));
@@ -251,7 +273,8 @@ impl Relay<'_> {
                 if held.len() >= HELD_REMEMBERED {
                     held.pop_front();
                 }
-                held.push_back((session, id, method.to_string()));
+                let method = clip(Some(&Value::from(method)));
+                held.push_back((session, id, method.as_str().unwrap_or_default().to_string()));
             }
             return None;
         }
@@ -259,9 +282,9 @@ impl Relay<'_> {
             "event": event,
             "conn": self.conn,
             "from": if from_client { "client" } else { "browser" },
-            "method": parsed.get("method"),
-            "id": parsed.get("id"),
-            "sessionId": parsed.get("sessionId"),
+            "method": clip(parsed.get("method")),
+            "id": clip(parsed.get("id")),
+            "sessionId": clip(parsed.get("sessionId")),
             "why": why,
         }));
         if event == "refused" && from_client {
