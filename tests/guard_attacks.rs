@@ -26,10 +26,6 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
 const OPEN: &[(&str, u8)] = &[
-    // A local file's path is no URL the policy can judge: the profile's storage files read
-    // in the clear through a file input.
-    ("c7.file-input-profile", 7),
-    ("c7.drag-files-profile", 7),
     // The browser writes a protected download (the user's cookies on it) where the client
     // said, from a popup of the client's page that the client never attaches.
     ("c7.download-path-popup", 7),

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::policy::{internal_url, Output, Policy, Verdict, RESERVED_IDS};
+use slicc_browsers::guard::policy::{internal_url, Config, Output, Policy, Verdict, RESERVED_IDS};
 use slicc_browsers::protected::Matcher;
 
 /// The extra origin the traces use for the `own` target (the client page's origin).
@@ -39,7 +39,12 @@ fn verdict(name: &str) -> Verdict {
 /// latest unanswered own command of that method on that session (its id as the policy chose
 /// it). Returns the number of steps run.
 fn run_trace(name: &str) -> usize {
-    let mut policy = Policy::new(matcher());
+    run_trace_with(name, Config::default())
+}
+
+/// [`run_trace`] with the policy's `config`.
+fn run_trace_with(name: &str, config: Config) -> usize {
+    let mut policy = Policy::with_config(matcher(), config);
     let mut now = 0u64;
     let mut sent = Vec::new();
     run_lines(&mut policy, name, &mut now, &mut sent)
@@ -246,6 +251,18 @@ fn a_page_that_prefetched_a_protected_document_is_given_up() {
     assert!(run_trace("prefetch-served.jsonl") > 10);
     assert!(run_trace("prefetch-before.jsonl") > 8);
     assert!(run_trace("prefetch-held.jsonl") > 8);
+}
+
+#[test]
+fn local_files_in_protected_paths_are_refused_in_every_spelling() {
+    let config = Config {
+        protected_paths: vec!["/home/u/.config/chromium".into(), "/tmp/profile/".into()],
+        ..Config::default()
+    };
+    assert!(run_trace_with("paths.jsonl", config) > 25);
+    // Without protected paths the policy cannot tell: the same trace's refusals go through.
+    let r = std::panic::catch_unwind(|| run_trace("paths.jsonl"));
+    assert!(r.is_err(), "paths.jsonl passes without protected paths");
 }
 
 #[test]

@@ -247,6 +247,11 @@ impl Chromium {
         }
     }
 
+    /// The browser's temporary profile (its `--user-data-dir`), removed on drop.
+    pub fn profile_dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     /// The browser's CDP WebSocket URL.
     pub fn ws_url(&self) -> &str {
         &self.ws_url

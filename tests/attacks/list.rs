@@ -147,6 +147,11 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.clipboard-read", "the user copies the vault's secret; the client grants its page clipboard access and reads it", clipboard_read),
         A::new("c1.auto-attach-off", "the client turns its page session's auto-attach off, then its page frames the vault: Page.captureSnapshot", auto_attach_off).tries(2),
         A::new("c7.worker-script-source", "the client's page runs a worker that imports a vault script: Debugger.getScriptSource on the worker's session (ids shown or guessed)", worker_script_source),
+        // session 7: the profile's files by other spellings of their paths
+        A::new("c7.file-input-symlink", "DOM.setFileInputFiles with the profile's storage files through a symbolic link in another folder", file_input_symlink),
+        A::new("c7.drag-profile-parent", "Input.dispatchDragEvent drops the folder holding the profile; the page walks into the profile's Local Storage", drag_profile_parent),
+        A::new("c7.file-input-proc-root", "DOM.setFileInputFiles with the profile's storage files by /proc/self/root/<path>", file_input_proc_root),
+        A::new("c7.file-input-proc-fd", "DOM.setFileInputFiles with /proc/<pid>/fd/<n> of the storage service SystemInfo.getProcessInfo names: its open Local Storage log", file_input_proc_fd),
     ]
 }
 
@@ -3045,23 +3050,9 @@ fn offline_same_site(ctx: &Ctx) -> Res {
 }
 
 /// The leg's browser profile: where a user's browser keeps it is well known
-/// (`~/.config/chromium`); the test's browser has a temporary one, found by its DevTools port.
+/// (`~/.config/chromium`); the test's browser has a temporary one.
 fn profile_dir(ctx: &Ctx) -> Option<std::path::PathBuf> {
-    let url = ctx.leg.chromium.http_url();
-    let port = url.rsplit(':').next()?.to_string();
-    std::fs::read_dir(std::env::temp_dir())
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(&format!("slicc-guard-selftest-{}-", std::process::id()))
-            })
-        })
-        .find(|p| {
-            std::fs::read_to_string(p.join("DevToolsActivePort"))
-                .is_ok_and(|t| t.lines().next() == Some(port.as_str()))
-        })
+    Some(ctx.leg.chromium.profile_dir().to_path_buf())
 }
 
 /// The files the profile keeps site storage in (Local Storage and IndexedDB), by path.
@@ -3096,6 +3087,57 @@ fn vault_stored(ctx: &Ctx) -> Result<(), Stop> {
 }
 
 fn file_input_profile(ctx: &Ctx) -> Res {
+    file_input_with(ctx, &|profile| storage_files(profile))
+}
+
+fn file_input_symlink(ctx: &Ctx) -> Res {
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!("slicc-attacks-link-{}-", ctx.tag))
+        .tempdir()
+        .map_err(|e| Stop::Setup(format!("link dir: {e}")))?;
+    let link = tmp.path().join("d");
+    let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
+    std::os::unix::fs::symlink(profile.join("Default"), &link)
+        .map_err(|e| Stop::Setup(format!("symlink: {e}")))?;
+    let default = profile.join("Default").display().to_string();
+    let link = link.display().to_string();
+    file_input_with(ctx, &|profile| {
+        storage_files(profile)
+            .into_iter()
+            .map(|f| f.replacen(&default, &link, 1))
+            .collect()
+    })
+}
+
+fn file_input_proc_root(ctx: &Ctx) -> Res {
+    file_input_with(ctx, &|profile| {
+        storage_files(profile)
+            .into_iter()
+            .map(|f| format!("/proc/self/root{f}"))
+            .collect()
+    })
+}
+
+fn file_input_proc_fd(ctx: &Ctx) -> Res {
+    // The storage service keeps the Local Storage log open (asked once the vault stored).
+    file_input_with(ctx, &|_| {
+        let info = ctx
+            .send("SystemInfo.getProcessInfo", json!({}), None)
+            .unwrap_or_default();
+        info["processInfo"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["type"].as_str().is_some_and(|t| t.contains("Storage")))
+            .filter_map(|p| p["id"].as_u64())
+            .flat_map(|pid| (0..64).map(move |n| format!("/proc/{pid}/fd/{n}")))
+            .collect()
+    })
+}
+
+/// The vault stores its secret; the client's page gets the files `files` names (from the
+/// profile dir) in a file input and reads them.
+fn file_input_with(ctx: &Ctx, files: &dyn Fn(&std::path::Path) -> Vec<String>) -> Res {
     vault_stored(ctx)?;
     let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
     let (_, s) = client_page(ctx, None)?;
@@ -3103,14 +3145,16 @@ fn file_input_profile(ctx: &Ctx) -> Res {
         &s,
         "document.body.insertAdjacentHTML('beforeend', '<input type=file id=fi multiple>'); true",
     )?;
-    let read = "(async () => { const fs = Array.from(document.getElementById('fi').files); \
-        const parts = await Promise.all(fs.map((f) => f.arrayBuffer().then((b) => f.name + ':' + new TextDecoder('latin1').decode(b), () => ''))); \
-        return parts.join('\\n'); })()";
+    // Each file on its own (one that is not readable holds up no other), and only small files
+    // with something in them (a process's descriptors include pipes and large resource packs).
+    let read = "(async () => { const fs = Array.from(document.getElementById('fi').files).filter((f) => f.size > 0 && f.size < 1048576); \
+        window.__got = ''; \
+        fs.forEach((f) => f.arrayBuffer().then((b) => { window.__got += f.name + ':' + new TextDecoder('latin1').decode(b) + '\\n'; }, () => {})); \
+        await new Promise((r) => setTimeout(r, 700)); return window.__got; })()";
     // Local storage reaches its files a few seconds after the page wrote it.
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     let mut last = String::new();
     loop {
-        let files = storage_files(&profile);
         let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
         let node = ctx.send(
             "DOM.querySelector",
@@ -3119,7 +3163,7 @@ fn file_input_profile(ctx: &Ctx) -> Res {
         )?;
         ctx.send(
             "DOM.setFileInputFiles",
-            json!({"nodeId": node["nodeId"], "files": files}),
+            json!({"nodeId": node["nodeId"], "files": files(&profile)}),
             Some(&s),
         )?;
         if let Value::String(text) = ctx.eval(&s, read)? {
@@ -3473,20 +3517,41 @@ fn fetch_rewrite_url(ctx: &Ctx) -> Res {
 }
 
 fn drag_files_profile(ctx: &Ctx) -> Res {
+    drop_files_with(ctx, "", &|profile| storage_files(profile))
+}
+
+fn drag_profile_parent(ctx: &Ctx) -> Res {
+    let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
+    let (Some(parent), Some(name)) = (profile.parent(), profile.file_name()) else {
+        return Err(Stop::Setup(format!("{} has no parent", profile.display())));
+    };
+    // The page walks from the dropped folder to the profile's Local Storage (its name is as
+    // well known as `~/.config/chromium`).
+    let walk = format!("{}/Default/Local Storage/leveldb", name.to_string_lossy());
+    let parent = parent.display().to_string();
+    drop_files_with(ctx, &walk, &|_| vec![parent.clone()])
+}
+
+/// The vault stores its secret; the client drops the files `files` names (from the profile
+/// dir) on its page, which reads them (a dropped folder: the files in its subfolder `walk`).
+fn drop_files_with(ctx: &Ctx, walk: &str, files: &dyn Fn(&std::path::Path) -> Vec<String>) -> Res {
     vault_stored(ctx)?;
     let profile = profile_dir(ctx).ok_or_else(|| Stop::Setup("no profile dir".into()))?;
     let (_, s) = client_page(ctx, None)?;
     ctx.eval(
         &s,
-        "(() => { const d = document.createElement('div'); d.style.cssText = 'position:absolute;left:0;top:0;width:300px;height:300px'; \
+        &format!("(() => {{ const walk = {}; const d = document.createElement('div'); d.style.cssText = 'position:absolute;left:0;top:0;width:300px;height:300px'; \
+         const keep = (name, b) => {{ window.__got = (window.__got || '') + name + ':' + new TextDecoder('latin1').decode(b) + '\\n'; }}; \
          d.addEventListener('dragover', (e) => e.preventDefault()); \
-         d.addEventListener('drop', (e) => { e.preventDefault(); const fs = Array.from(e.dataTransfer.files); \
-           Promise.all(fs.map((f) => f.arrayBuffer().then((b) => f.name + ':' + new TextDecoder('latin1').decode(b), () => ''))).then((a) => { window.__got = (window.__got || '') + a.join('\\n'); }); }); \
-         document.body.append(d); return true; })()",
+         d.addEventListener('drop', (e) => {{ e.preventDefault(); \
+           if (walk) {{ const root = e.dataTransfer.items[0].webkitGetAsEntry(); \
+             root.getDirectory(walk, {{}}, (dir) => dir.createReader().readEntries((es) => es.filter((x) => x.isFile).forEach((x) => x.file((f) => f.arrayBuffer().then((b) => keep(x.name, b)))))); return; }} \
+           Array.from(e.dataTransfer.files).forEach((f) => f.arrayBuffer().then((b) => keep(f.name, b), () => {{}})); }}); \
+         document.body.append(d); return true; }})()", json!(walk)),
     )?;
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
-        let data = json!({"items": [], "files": storage_files(&profile), "dragOperationsMask": 1});
+        let data = json!({"items": [], "files": files(&profile), "dragOperationsMask": 1});
         for kind in ["dragEnter", "dragOver", "drop"] {
             ctx.send(
                 "Input.dispatchDragEvent",
@@ -3494,7 +3559,7 @@ fn drag_files_profile(ctx: &Ctx) -> Res {
                 Some(&s),
             )?;
         }
-        sleep(500);
+        sleep(700);
         let got = ctx.eval(&s, "window.__got || ''")?;
         let got = got.as_str().unwrap_or_default().to_string();
         if got.contains(ctx.secret()) || std::time::Instant::now() >= deadline {

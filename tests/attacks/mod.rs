@@ -152,6 +152,8 @@ impl Leg {
         let proxy = if guarded {
             let mut options = ProxyOptions::new(&chromium.http_url());
             options.origins = vec![EXTRA_ORIGIN.to_string()];
+            // The browser's profile, as slicc-cdp and slicc-cli know it from discovery.
+            options.protect_paths = vec![chromium.profile_dir().display().to_string()];
             Some(Proxy::start(options)?)
         } else {
             None

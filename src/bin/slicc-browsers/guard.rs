@@ -17,10 +17,14 @@ pub const USAGE: &str = "\
                       serve the guard vectors' stand-in (HTTP, every route on every host);
                       print its origin, then each request it logs as a JSON line
   guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
-              [--max-connections N] [--log FILE|-]
+              [--protect-path DIR]... [--max-connections N] [--log FILE|-]
                       a CDP relay in front of the browser at <cdp-url> (http://host:port or
                       its ws:// URL) that keeps browser control off the protected origins;
                       print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed;
+                      --protect-path: a local folder no command may name a file in (file
+                      inputs, drops, downloads); the browser's user-data dir (and its cache
+                      dir) when discovery finds it on this machine is protected too, and
+                      named on stderr; pass it when it is not (another machine, a container);
                       at most N connections at once (default 64; more are answered 503);
                       --log: connections and refusals as JSON lines (- for stderr)
 ";
@@ -78,13 +82,14 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
     }
 }
 
-/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--max-connections N]
-/// [--log FILE|-]`: serves until killed.
+/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--protect-path DIR]...
+/// [--max-connections N] [--log FILE|-]`: serves until killed.
 fn proxy(mut args: Args) -> Result<ExitCode, String> {
     use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions};
     let upstream = args.required("--upstream", "<cdp-url> (http://host:port or ws://…)")?;
     let listen = args.value("--listen")?;
     let origins = args.values("--origin")?;
+    let mut protect_paths = args.values("--protect-path")?;
     let max_connections = args.value("--max-connections")?;
     let log = args.value("--log")?;
     args.finish()?;
@@ -93,6 +98,15 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
         options.listen = listen;
     }
     options.origins = origins;
+    // The browser's own profile, when discovery finds it here: its files hold every site's
+    // storage in the clear.
+    for dir in browser_profile(&upstream) {
+        if !protect_paths.contains(&dir) {
+            eprintln!("guard proxy: protecting {dir} (the browser's profile, found by discovery)");
+            protect_paths.push(dir);
+        }
+    }
+    options.protect_paths = protect_paths;
     if let Some(n) = max_connections {
         options.max_connections = n.parse().ok().filter(|n: &usize| *n > 0).ok_or_else(|| {
             format!("guard proxy: --max-connections {n:?}: not a positive number")
@@ -116,5 +130,105 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     let _ = std::io::stdout().flush();
     loop {
         std::thread::park();
+    }
+}
+
+/// The user-data dir of the browser at `upstream` as discovery finds it on this machine (the
+/// process list, or a DevToolsActivePort in a browser's profile), and its cache dir where
+/// Chromium keeps that elsewhere; empty when discovery does not find it (another machine, a
+/// container, another user).
+fn browser_profile(upstream: &str) -> Vec<String> {
+    use slicc_browsers::catalog::Os;
+    use slicc_browsers::discovery::{discover, parse_cdp, Options, Sources, SystemHost};
+    let (Some(want), Some(os)) = (parse_cdp(upstream), Os::current()) else {
+        return Vec::new();
+    };
+    let mut options = Options::new(os);
+    // Not the flag (it knows no dir) nor the port probe: only sources that name the dir.
+    options.sources = Sources {
+        flag: false,
+        probe: false,
+        ..Sources::ALL
+    };
+    let host = SystemHost::new();
+    let found = discover(&host, &options)
+        .entries
+        .into_iter()
+        .filter_map(|e| e.endpoint)
+        .find(|e| parse_cdp(&e.cdp).is_some_and(|t| t.host == want.host && t.port == want.port))
+        .and_then(|e| e.user_data_dir);
+    let Some(dir) = found else {
+        return Vec::new();
+    };
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let mut dirs = vec![dir.clone()];
+    dirs.extend(cache_dir(os, &dir, &env));
+    dirs
+}
+
+/// Where Chromium keeps the disk cache of the user-data dir `dir` when not inside it: on Linux
+/// a dir under `$XDG_CONFIG_HOME` (`~/.config`) caches under `$XDG_CACHE_HOME` (`~/.cache`), on
+/// macOS one under `~/Library/Application Support` under `~/Library/Caches`, at the same
+/// relative path (Chromium's `chrome::GetUserCacheDirectory`).
+fn cache_dir(
+    os: slicc_browsers::catalog::Os,
+    dir: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    use slicc_browsers::catalog::Os;
+    use std::path::{Path, PathBuf};
+    let home = PathBuf::from(env("HOME")?);
+    let absolute = |v: Option<String>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    let (config, cache) = match os {
+        Os::Linux => (
+            absolute(env("XDG_CONFIG_HOME")).unwrap_or_else(|| home.join(".config")),
+            absolute(env("XDG_CACHE_HOME")).unwrap_or_else(|| home.join(".cache")),
+        ),
+        Os::Macos => (
+            home.join("Library/Application Support"),
+            home.join("Library/Caches"),
+        ),
+        _ => return None,
+    };
+    let rel = Path::new(dir).strip_prefix(&config).ok()?;
+    Some(cache.join(rel).to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_dir;
+    use slicc_browsers::catalog::Os;
+
+    #[test]
+    fn a_profile_under_the_config_dir_caches_under_the_cache_dir() {
+        let env = |v: &str| match v {
+            "HOME" => Some("/home/u".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            cache_dir(Os::Linux, "/home/u/.config/chromium", &env).as_deref(),
+            Some("/home/u/.cache/chromium")
+        );
+        assert_eq!(cache_dir(Os::Linux, "/tmp/profile", &env), None);
+        let xdg = |v: &str| match v {
+            "HOME" => Some("/home/u".to_string()),
+            "XDG_CONFIG_HOME" => Some("/x/conf".to_string()),
+            "XDG_CACHE_HOME" => Some("/x/cache".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            cache_dir(Os::Linux, "/x/conf/google-chrome", &xdg).as_deref(),
+            Some("/x/cache/google-chrome")
+        );
+        assert_eq!(
+            cache_dir(
+                Os::Macos,
+                "/home/u/Library/Application Support/Google/Chrome",
+                &env
+            )
+            .as_deref(),
+            Some("/home/u/Library/Caches/Google/Chrome")
+        );
+        assert_eq!(cache_dir(Os::Windows, "C:/x", &env), None);
     }
 }

@@ -330,6 +330,11 @@ impl Policy {
             let message = self.refusal_because(HOSTED_WHY);
             return self.refuse(key, id, &message, "page hosts a protected frame", out);
         }
+        // Local files in a protected path (the profile's storage files), by path (paths.rs).
+        if let Some(why) = self.paths.command(method, params) {
+            let message = self.refusal_because(why);
+            return self.refuse(key, id, &message, "names a protected local path", out);
+        }
         // A frame id of a protected target (an out-of-process frame) is refused anywhere.
         if params
             .get("frameId")

@@ -95,6 +95,23 @@
 //!   them: a `file:` document is the browser reading its own disk, where the profile keeps
 //!   every site's storage (a protected page's local storage reads in the clear from its
 //!   `Local Storage` log), cookies and history.
+//! - **Local files by path.** The profile keeps every site's storage, cookies and history in
+//!   files a page reads in the clear once it is handed them (a protected page's local storage
+//!   from its `Local Storage` log). Given the profile's folder ([`Config::protected_paths`]:
+//!   `guard proxy --protect-path`, and the browser's user-data dir when the CLI's discovery
+//!   finds it), the policy refuses a file input, a drop or an installed app's file launch
+//!   (`DOM.setFileInputFiles`, `Input.dispatchDragEvent` `data.files`,
+//!   `PWA.launchFilesInApp`) naming a file in it, the folder itself or a folder above it (a
+//!   dropped folder is walked by the page), or a path it cannot place (relative, through
+//!   `/proc` or `/dev/fd`: another process's descriptors and root); a download folder in it
+//!   (`Browser.setDownloadBehavior`, `Page.setDownloadBehavior`); and any other absolute path
+//!   or `file:` URL in it in any command. Paths are compared lexically (`.`, `..` and repeated
+//!   separators taken out), case-insensitively (a superset on a case-sensitive file system),
+//!   and, with the caller's [`LocalPaths`] (the proxy's reads its own file system), with
+//!   symbolic links resolved as the kernel follows them and by device and inode (a bind mount
+//!   of the folder, a case or Unicode spelling the file system folds). These are every
+//!   parameter Chromium 156's protocol names as a path or a file
+//!   (`Extensions.loadUnpacked` is refused outright).
 //! - **Renderer-wide overrides.** Blink applies a time zone, a locale, a virtual clock, a
 //!   network state and CPU throttling (`Emulation.setTimezoneOverride`, `setLocaleOverride`,
 //!   `setVirtualTimePolicy`, `setCPUThrottlingRate`, `Network.emulateNetworkConditions`,
@@ -228,11 +245,17 @@
 //!   ordinary pages.
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
-//! - **Local files by path.** `DOM.setFileInputFiles` and `Input.dispatchDragEvent` name files
-//!   by path, and the profile's own storage files (`Local Storage/leveldb`, `IndexedDB`) hold
-//!   protected origins' data in the clear: a client's page can read them (the suite's
-//!   `c7.file-input-profile`, `c7.drag-files-profile`). The policy does not know where the
-//!   profile is; refusing every upload would break ordinary automation.
+//! - **Local files by path, beyond the protected paths.** The policy does not know where the
+//!   browser's profile is: with no [`Config::protected_paths`] (the default; slicc-cdp and
+//!   slicc-cli pass the user-data dir discovery found, `guard proxy` finds it itself on its
+//!   machine), the profile's files reach a client's page through a file input or a drop (as
+//!   the suite's `c7.file-input-profile` does straight to the browser). Refusing every upload
+//!   would break ordinary automation. With them: without a [`LocalPaths`] a symbolic
+//!   link into a protected path is not seen; a link or hard link made after the check, or a
+//!   profile on another machine than the resolver's, is not either; on a platform without
+//!   file identities (Windows) only the canonical path is compared, and other files of the
+//!   user (documents, keys) are as readable as they are to the browser. On Linux with the
+//!   default profile the disk cache is in `~/.cache/<browser>` (protect it too; the CLI does).
 //! - **Where downloads go.** `Browser.setDownloadBehavior` chooses the folder for every
 //!   download, a protected one a popup of the client's page starts (with the user's cookies)
 //!   included (`c7.download-path-popup`).
@@ -250,6 +273,7 @@ mod footprint;
 mod holds;
 mod order;
 mod overrides;
+mod paths;
 mod pattern;
 mod scripts;
 mod scrub;
@@ -259,11 +283,13 @@ mod targets;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::RangeInclusive;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use crate::protected::Matcher;
 pub use footprint::Footprint;
+pub use paths::{LocalPaths, Resolved};
 pub use scrub::{internal_url, INTERNAL_SCHEMES};
 use state::{Hold, Own, Pending, SessionRecord, TargetRecord};
 
@@ -335,7 +361,7 @@ impl Output {
     }
 }
 
-/// Limits and timeouts.
+/// Limits, timeouts and the protected local paths.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// How long a held message waits for the policy's checks before it fails closed (ms).
@@ -352,6 +378,17 @@ pub struct Config {
     pub per_session: usize,
     /// Targets remembered after they are destroyed (for openers).
     pub gone: usize,
+    /// Local folders no command may name a file in (the browser's user-data dir: its files
+    /// hold every site's storage, cookies and history in the clear). A file input, a drop or an
+    /// app's file launch naming a file in one, a folder holding one, or a path the policy
+    /// cannot place (relative, through `/proc` or `/dev/fd`) is refused, as is a download
+    /// folder in one and any other absolute path or `file:` URL in one. Empty by default:
+    /// the policy does not know where the profile is (see the module docs' *Limits*).
+    pub protected_paths: Vec<String>,
+    /// How to resolve local paths on the browser's machine (symbolic links, file identities)
+    /// for [`Config::protected_paths`]; the policy does no I/O itself. `None` (the default):
+    /// paths are judged lexically only.
+    pub local_paths: Option<Arc<dyn LocalPaths>>,
 }
 
 impl Default for Config {
@@ -363,6 +400,8 @@ impl Default for Config {
             max_held_bytes: 256 << 20,
             per_session: 8_192,
             gone: 4_096,
+            protected_paths: Vec::new(),
+            local_paths: None,
         }
     }
 }
@@ -395,6 +434,8 @@ pub struct Policy {
     /// Targets hosting a frame on a protected origin (in another process, out of reach of
     /// their own session's interception).
     hosting: HashSet<String>,
+    /// The protected local paths ([`Config::protected_paths`]), resolved once.
+    paths: paths::Protected,
 }
 
 impl Policy {
@@ -407,9 +448,11 @@ impl Policy {
     pub fn with_config(matcher: Matcher, config: Config) -> Policy {
         let mut root = SessionRecord::new("", state::Kind::Browser, ROOT, config.per_session);
         root.visible = true;
+        let paths = paths::Protected::new(&config.protected_paths, config.local_paths.clone());
         Policy {
             m: matcher,
             root,
+            paths,
             gone: state::Bounded::new(config.gone),
             cfg: config,
             started: false,

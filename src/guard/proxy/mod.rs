@@ -70,6 +70,7 @@ mod answer;
 mod error;
 mod http;
 mod log;
+mod paths;
 mod relay;
 mod upstream;
 
@@ -77,6 +78,7 @@ use answer::respond;
 pub use error::{BrowserError, ProxyError};
 use http::serve;
 pub use log::ProxyLog;
+pub use paths::FsPaths;
 use upstream::browser_ws;
 
 /// The bounds of a request head the proxy reads from a client (the crate's one head parser,
@@ -98,6 +100,12 @@ pub struct ProxyOptions {
     pub listen: String,
     /// The program's extra protected origins (slicc-cli's `--origin`).
     pub origins: Vec<String>,
+    /// Local folders no client command may name a file in (`--protect-path`): the browser's
+    /// user-data dir, whose files hold every site's storage, cookies and history in the clear.
+    /// A relative one is taken from the proxy's working directory. The proxy resolves paths
+    /// on its own machine ([`FsPaths`]): the browser's, when both run on one machine. See
+    /// [`Config::protected_paths`](super::policy::Config::protected_paths).
+    pub protect_paths: Vec<String>,
     /// The largest message a client may send, in bytes; a larger one closes its connection.
     pub max_client_message: usize,
     /// The largest message the browser may send, in bytes (screenshots are large).
@@ -120,6 +128,7 @@ impl ProxyOptions {
             upstream: upstream.to_string(),
             listen: "127.0.0.1:0".into(),
             origins: Vec::new(),
+            protect_paths: Vec::new(),
             max_client_message: 16 << 20,
             max_browser_message: 256 << 20,
             max_connections: DEFAULT_MAX_CONNECTIONS,
@@ -142,6 +151,8 @@ pub struct Proxy {
 #[derive(Debug)]
 struct Context {
     matcher: Matcher,
+    /// Each connection's policy's settings (the protected paths).
+    policy: crate::guard::policy::Config,
     /// The browser's WebSocket URL (found again when the browser restarts).
     upstream_ws: Mutex<String>,
     /// `host:port` of the browser's DevTools HTTP endpoint.
@@ -180,6 +191,7 @@ impl Proxy {
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
             .map_err(ProxyError::Origin)?
             .strict();
+        let policy = policy_config(&options.protect_paths);
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
         let listen_error = |source| ProxyError::Listen {
             listen: options.listen.clone(),
@@ -193,6 +205,7 @@ impl Proxy {
         );
         let context = Arc::new(Context {
             matcher,
+            policy,
             upstream_ws: Mutex::new(upstream_ws),
             upstream_host: host,
             upstream_port: port,
@@ -246,6 +259,23 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// The policy's settings for `protect_paths`: each made absolute (from the working
+/// directory), resolved on this machine's file system.
+fn policy_config(protect_paths: &[String]) -> crate::guard::policy::Config {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let protected_paths: Vec<String> = protect_paths
+        .iter()
+        .map(|p| cwd.join(p).to_string_lossy().into_owned())
+        .collect();
+    let local_paths: Option<Arc<dyn crate::guard::policy::LocalPaths>> =
+        (!protected_paths.is_empty()).then(|| Arc::new(FsPaths) as _);
+    crate::guard::policy::Config {
+        protected_paths,
+        local_paths,
+        ..crate::guard::policy::Config::default()
     }
 }
 

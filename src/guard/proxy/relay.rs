@@ -341,7 +341,10 @@ pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, sl
         .max_browser_message
         .saturating_add(context.options.max_client_message);
     let relay = Relay {
-        policy: Mutex::new(Policy::new(context.matcher.clone())),
+        policy: Mutex::new(Policy::with_config(
+            context.matcher.clone(),
+            context.policy.clone(),
+        )),
         client: Side::new(Writer::new(stream, false), cap),
         browser: Side::new(Writer::new(browser_socket, true), cap),
         context,
