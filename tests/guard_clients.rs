@@ -104,7 +104,11 @@ fn real_clients_work_through_the_proxy_as_straight() {
     let browser = Chromium::launch(CHROMIUM, &["*.sliccy.ai", "sliccy.ai"], fixture.port())
         .expect("chromium serves CDP");
     let direct = browser.http_url();
-    let proxy = Proxy::start(ProxyOptions::new(&direct)).expect("the proxy starts");
+    // With the browser's profile protected, as slicc-cli runs it: uploads and downloads of
+    // the user's own files still work.
+    let mut options = ProxyOptions::new(&direct);
+    options.protect_paths = vec![browser.profile_dir().display().to_string()];
+    let proxy = Proxy::start(options).expect("the proxy starts");
     let guarded = proxy.endpoint();
     let protected_url = "http://seven.sliccy.ai/doc?n=clients";
 

@@ -108,6 +108,8 @@ pub fn certify(
             let chromium = Chromium::launch(program, &hosts, port).map_err(SlotError::Chromium)?;
             let mut proxy_options = ProxyOptions::new(&chromium.http_url());
             proxy_options.origins = vec![own_origin(options)];
+            // The slot's profile, as slicc-cli protects the user-data dir it discovered.
+            proxy_options.protect_paths = vec![chromium.profile_dir().display().to_string()];
             let proxy = Proxy::start(proxy_options).map_err(SlotError::Proxy)?;
             Ok::<_, SlotError>(Guarded { proxy, chromium })
         },

@@ -22,7 +22,8 @@ const PAGE = `<!doctype html><title>Ordinary</title><h1>hello</h1>
 <input id="i"><button id="b" onclick="document.getElementById('out').textContent = document.getElementById('i').value">go</button>
 <div id="out"></div>
 <a id="pop" target="_blank" href="/popup">pop</a>
-<a id="dl" href="/file.txt" download="file.txt">dl</a>`;
+<a id="dl" href="/file.txt" download="file.txt">dl</a>
+<input type="file" id="f">`;
 
 function serve() {
   const server = http.createServer((req, res) => {
@@ -47,6 +48,13 @@ function serve() {
     }
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+// A file of the user's to upload (outside the browser's profile, which the proxy protects).
+function uploadFile() {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-up-')), 'up.txt');
+  fs.writeFileSync(file, 'upload body');
+  return file;
 }
 
 function withTimeout(promise, ms, what) {
@@ -121,6 +129,10 @@ async function playwright(step, base) {
     await page.click('#b');
     await page.type('#i', '!');
     return [await page.textContent('#out'), await page.inputValue('#i')];
+  });
+  await step('upload', async () => {
+    await page.setInputFiles('#f', uploadFile());
+    return page.evaluate(() => document.getElementById('f').files[0].text());
   });
   await step('cookies add and read', async () => {
     await context.addCookies([{ name: 'added', value: 'v1', url: base }]);
@@ -229,6 +241,10 @@ async function puppeteer(step, base) {
     await page.type('#i', 'typed text');
     await page.click('#b');
     return page.$eval('#out', (e) => e.textContent);
+  });
+  await step('upload', async () => {
+    await (await page.$('#f')).uploadFile(uploadFile());
+    return page.evaluate(() => document.getElementById('f').files[0].text());
   });
   await step('cookies add and read', async () => {
     await page.setCookie({ name: 'added', value: 'v1', url: base });
