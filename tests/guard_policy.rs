@@ -265,6 +265,108 @@ fn local_files_in_protected_paths_are_refused_in_every_spelling() {
     assert!(r.is_err(), "paths.jsonl passes without protected paths");
 }
 
+/// Random spellings of paths in and around a protected folder (`.`, detours through `..`,
+/// repeated separators, trailing separators, case), handed to a page by a file launch: the
+/// policy refuses exactly those whose real folder list (a plain walk of the segments) is in
+/// the protected folder, is it, or holds it; an independent reading of the same path.
+#[test]
+fn any_spelling_of_a_path_is_judged_by_where_it_leads() {
+    const PROTECTED: [&str; 4] = ["home", "u", ".config", "chromium"];
+    const NAMES: [&str; 8] = [
+        "home",
+        "u",
+        ".config",
+        "chromium",
+        "chromium-x",
+        "Default",
+        "Cookies",
+        "tmp",
+    ];
+    let config = Config {
+        protected_paths: vec!["/home/u/.config/chromium".into()],
+        ..Config::default()
+    };
+    let mut policy = Policy::with_config(matcher(), config);
+    policy.start(0);
+    let ready = format!(r#"{{"id":{},"result":{{}}}}"#, RESERVED_IDS.start());
+    policy.from_browser(&ready, 1);
+    let mut rng = Rng(0x5eed_0f_fa7e);
+    let (mut refused, mut forwarded) = (0, 0);
+    for n in 0..4000u64 {
+        // The real walk: from the protected folder's own segments (often), then names and `..`.
+        let mut real: Vec<String> = Vec::new();
+        let mut spelled = String::new();
+        if rng.chance(60) {
+            for seg in &PROTECTED[..rng.below(PROTECTED.len() + 1)] {
+                real.push(seg.to_string());
+                spelled.push('/');
+                spelled.push_str(seg);
+            }
+        }
+        for _ in 0..rng.below(4) {
+            match rng.below(10) {
+                0 | 1 => {
+                    real.pop();
+                    spelled.push_str("/..");
+                }
+                2 => spelled.push_str("/."),
+                3 => {
+                    // A detour: into a name and back out.
+                    spelled.push('/');
+                    spelled.push_str(*rng.pick(&NAMES));
+                    spelled.push_str("/..");
+                }
+                _ => {
+                    let name = rng.pick(&NAMES).to_string();
+                    spelled.push('/');
+                    spelled.push_str(&name);
+                    real.push(name);
+                }
+            }
+        }
+        if spelled.is_empty() {
+            spelled.push('/');
+        }
+        if rng.chance(20) {
+            spelled = spelled.replace('/', "//");
+        }
+        if rng.chance(20) {
+            spelled.push('/');
+        }
+        if rng.chance(20) {
+            spelled = spelled.to_uppercase();
+        }
+        let folded: Vec<String> = real.iter().map(|s| s.to_lowercase()).collect();
+        let inside = folded.len() >= PROTECTED.len() && folded[..PROTECTED.len()] == PROTECTED;
+        let holds = folded.len() < PROTECTED.len() && PROTECTED[..folded.len()] == folded[..];
+        let cmd = json!({"id": n + 1, "method": "PWA.launchFilesInApp",
+            "params": {"manifestId": "https://example.test/", "files": [spelled]}});
+        let out = policy.from_client(&cmd.to_string(), n + 2);
+        let want = if inside || holds {
+            Verdict::Refuse
+        } else {
+            Verdict::Forward
+        };
+        assert_eq!(
+            out.verdict,
+            want,
+            "{spelled:?} (really /{})",
+            real.join("/")
+        );
+        if want == Verdict::Refuse {
+            refused += 1;
+        } else {
+            forwarded += 1;
+            // Answered, so that the next id is not in flight.
+            policy.from_browser(&format!(r#"{{"id":{},"result":{{}}}}"#, n + 1), n + 2);
+        }
+    }
+    assert!(
+        refused > 500 && forwarded > 500,
+        "{refused} refused, {forwarded} forwarded"
+    );
+}
+
 #[test]
 fn local_files_are_refused_like_internal_pages() {
     assert!(run_trace("files.jsonl") > 15);
