@@ -275,4 +275,25 @@ fn hostile_clients_get_answers_or_closes_and_leave_nothing_behind() {
         counts()
     );
     drop(proxy);
+
+    // Each connection's close line says why it ended.
+    let log = sink.text();
+    let whys: Vec<String> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["event"] == "close")
+        .map(|v| v["why"].as_str().expect("a why on every close").to_string())
+        .collect();
+    assert_eq!(whys.len(), 5, "{whys:#?}");
+    for want in [
+        "message too big",
+        "a binary frame that is not UTF-8 JSON",
+        "WebSocket protocol error (Fragmented control frame)",
+        "the client went away without closing",
+    ] {
+        assert!(
+            whys.iter().any(|w| w.starts_with(want)),
+            "{want}: {whys:#?}"
+        );
+    }
 }

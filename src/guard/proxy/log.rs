@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 /// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`](super::ProxyOptions::log)). Each line is one object:
 /// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
 /// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
-/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A command the policy
+/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A WebSocket
+/// connection's `close` line says `why` it ended: the client or the browser closed it, a
+/// message too big or a WebSocket protocol error, a side that does not read (`the client does
+/// not read: N bytes waiting to be written (limit M)`), a write that failed or timed out. A command the policy
 /// held (it came before the policy was ready, or waits for its checks) and refused later is
 /// logged when it is refused, with `held: true` and the refusal's text as `why`. What a
 /// client sent is quoted short: a string (a method, a session id) cut to 200 characters

@@ -306,14 +306,24 @@ fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), ProxyError>
 struct Slot {
     context: Arc<Context>,
     conn: u64,
+    /// Why the connection ended, when the relay knows (for the log's `close` line).
+    why: Mutex<Option<String>>,
+}
+
+impl Slot {
+    /// Records why the connection ends (the first reason given counts).
+    fn ended(&self, why: String) {
+        lock(&self.why).get_or_insert(why);
+    }
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         lock(&self.context.open).remove(&self.conn);
         self.context.connections.fetch_sub(1, Ordering::SeqCst);
+        let why = lock(&self.why).take();
         self.context
-            .log(json!({"event": "close", "conn": self.conn}));
+            .log(json!({"event": "close", "conn": self.conn, "why": why}));
     }
 }
 
@@ -344,6 +354,7 @@ fn accept_loop(listener: TcpListener, context: Arc<Context>, stop: Arc<AtomicBoo
         let slot = Slot {
             context: Arc::clone(&context),
             conn,
+            why: Mutex::new(None),
         };
         context.log(json!({"event": "open", "conn": conn}));
         // A failed spawn drops the closure, and the slot with it.

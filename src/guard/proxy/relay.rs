@@ -42,6 +42,8 @@ pub(super) struct Side {
     flushing: Mutex<()>,
     /// The most bytes queued before the connection counts as stuck.
     cap: usize,
+    /// Who reads this side, for the log (`client`, `browser`).
+    peer: &'static str,
 }
 
 #[derive(Default)]
@@ -51,12 +53,13 @@ pub(super) struct Queue {
 }
 
 impl Side {
-    fn new(writer: Writer, cap: usize) -> Side {
+    fn new(writer: Writer, cap: usize, peer: &'static str) -> Side {
         Side {
             writer,
             queue: Mutex::new(Queue::default()),
             flushing: Mutex::new(()),
             cap,
+            peer,
         }
     }
 
@@ -71,9 +74,10 @@ impl Side {
             q.frames.push_back(f);
         }
         if q.bytes > self.cap {
-            return Err(io::Error::other(
-                "the peer does not read: write queue over its limit",
-            ));
+            return Err(io::Error::other(format!(
+                "the {} does not read: {} bytes waiting to be written (limit {})",
+                self.peer, q.bytes, self.cap
+            )));
         }
         Ok(())
     }
@@ -95,7 +99,9 @@ impl Side {
                     break;
                 }
                 for f in batch {
-                    self.writer.text(f)?;
+                    self.writer.text(f).map_err(|e| {
+                        io::Error::new(e.kind(), format!("writing to the {}: {e}", self.peer))
+                    })?;
                 }
             }
             drop(guard);
@@ -114,6 +120,7 @@ pub(super) struct Relay<'a> {
     /// The browser's side: the proxy is its client and masks.
     browser: Side,
     context: &'a Context,
+    slot: &'a Slot,
     conn: u64,
     done: AtomicBool,
     /// With a log: the methods of client commands the policy held, by (sessionId, id), so
@@ -345,9 +352,10 @@ pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, sl
             context.matcher.clone(),
             context.policy.clone(),
         )),
-        client: Side::new(Writer::new(stream, false), cap),
-        browser: Side::new(Writer::new(browser_socket, true), cap),
+        client: Side::new(Writer::new(stream, false), cap, "client"),
+        browser: Side::new(Writer::new(browser_socket, true), cap, "browser"),
         context,
+        slot,
         conn: slot.conn,
         done: AtomicBool::new(false),
         held: Mutex::new(VecDeque::new()),
@@ -376,34 +384,27 @@ pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, sl
 }
 
 pub(super) fn browser_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
-    loop {
+    let why = loop {
         let (read, replied) = ws::read(&mut ws, &relay.browser.writer);
-        if replied.is_err() {
-            break;
+        if let Err(e) = replied {
+            break format!("writing to the browser: {e}");
         }
-        match read {
-            Received::Message(Message::Text(text)) => {
-                if relay.pass(text.as_str(), false).is_err() {
-                    break;
-                }
-            }
-            Received::Message(Message::Binary(bytes)) => {
-                if let Ok(text) = std::str::from_utf8(&bytes) {
-                    if relay.pass(text, false).is_err() {
-                        break;
-                    }
-                }
-            }
+        let passed = match read {
+            Received::Message(Message::Text(text)) => relay.pass(text.as_str(), false),
+            Received::Message(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
+                Ok(text) => relay.pass(text, false),
+                Err(_) => continue,
+            },
             Received::Message(Message::Close(_)) => {
                 close(
                     &relay.client,
                     CloseCode::Away,
                     "slicc-browsers guard proxy: the browser closed the connection",
                 );
-                break;
+                break "the browser closed the connection".into();
             }
-            Received::Message(_) | Received::Idle => {}
-            Received::Failed(_) => {
+            Received::Message(_) | Received::Idle => continue,
+            Received::Failed(e) => {
                 if !relay.done.load(Ordering::SeqCst) {
                     close(
                         &relay.client,
@@ -411,10 +412,14 @@ pub(super) fn browser_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
                         "slicc-browsers guard proxy: the browser connection ended",
                     );
                 }
-                break;
+                break format!("the browser connection ended ({e})");
             }
+        };
+        if let Err(e) = passed {
+            break e.to_string();
         }
-    }
+    };
+    relay.slot.ended(why);
     relay.end();
 }
 
@@ -424,57 +429,65 @@ pub(super) fn client_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
         .get_ref()
         .stream
         .set_read_timeout(Some(Duration::from_millis(500)));
-    loop {
+    let why = loop {
         let (read, replied) = ws::read(&mut ws, &relay.client.writer);
-        if replied.is_err() {
-            break;
+        if let Err(e) = replied {
+            break format!("writing to the client: {e}");
         }
-        match read {
-            Received::Message(Message::Text(text)) => {
-                if relay.pass(text.as_str(), true).is_err() {
-                    break;
-                }
-            }
+        let passed = match read {
+            Received::Message(Message::Text(text)) => relay.pass(text.as_str(), true),
             Received::Message(Message::Binary(bytes)) => match std::str::from_utf8(&bytes) {
-                Ok(text) => {
-                    if relay.pass(text, true).is_err() {
-                        break;
-                    }
-                }
+                Ok(text) => relay.pass(text, true),
                 Err(_) => {
+                    let why = "a binary frame that is not UTF-8 JSON";
                     close(
                         &relay.client,
                         CloseCode::Unsupported,
-                        "slicc-browsers guard proxy: a binary frame that is not UTF-8 JSON",
+                        &format!("slicc-browsers guard proxy: {why}"),
                     );
-                    break;
+                    break why.into();
                 }
             },
-            Received::Message(Message::Close(_)) => break,
-            Received::Message(_) => {}
+            Received::Message(Message::Close(_)) => {
+                break "the client closed the connection".into()
+            }
+            Received::Message(_) => continue,
             Received::Idle => {
-                if relay.done.load(Ordering::SeqCst) || relay.tick().is_err() {
-                    break;
+                if relay.done.load(Ordering::SeqCst) {
+                    break "the browser side ended".into();
                 }
+                if let Err(e) = relay.tick() {
+                    break e.to_string();
+                }
+                continue;
             }
             Received::Failed(tungstenite::Error::Capacity(e)) => {
+                let why = format!("message too big ({e})");
                 close(
                     &relay.client,
                     CloseCode::Size,
-                    &format!("slicc-browsers guard proxy: message too big ({e})"),
+                    &format!("slicc-browsers guard proxy: {why}"),
                 );
-                break;
+                break why;
             }
+            Received::Failed(tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+            )) => break "the client went away without closing".into(),
             Received::Failed(tungstenite::Error::Protocol(e)) => {
+                let why = format!("WebSocket protocol error ({e})");
                 close(
                     &relay.client,
                     CloseCode::Protocol,
-                    &format!("slicc-browsers guard proxy: WebSocket protocol error ({e})"),
+                    &format!("slicc-browsers guard proxy: {why}"),
                 );
-                break;
+                break why;
             }
-            Received::Failed(_) => break,
+            Received::Failed(e) => break format!("the client connection ended ({e})"),
+        };
+        if let Err(e) = passed {
+            break e.to_string();
         }
-    }
+    };
+    relay.slot.ended(why);
     relay.end();
 }
