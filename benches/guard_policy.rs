@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use slicc_browsers::guard::policy::Policy;
+use slicc_browsers::guard::policy::{Config, Policy};
 use slicc_browsers::protected::Matcher;
 use std::hint::black_box;
 
@@ -106,6 +106,32 @@ fn bench(c: &mut Criterion) {
             black_box(sent)
         })
     });
+    // The same with a protected profile folder (every client command's strings are read for
+    // local paths; lexically: the proxy's file system view is not in the policy).
+    let config = Config {
+        protected_paths: vec!["/home/u/.config/chromium".into()],
+        ..Config::default()
+    };
+    group.bench_function(
+        format!("{total} recorded messages, profile protected"),
+        |b| {
+            b.iter(|| {
+                let mut sent = 0usize;
+                for trace in &traces {
+                    let mut policy = Policy::with_config(matcher.clone(), config.clone());
+                    for (i, (client, frame)) in trace.iter().enumerate() {
+                        let out = if *client {
+                            policy.from_client(frame, i as u64)
+                        } else {
+                            policy.from_browser(frame, i as u64)
+                        };
+                        sent += out.to_client.len() + out.to_browser.len();
+                    }
+                }
+                black_box(sent)
+            })
+        },
+    );
     // The common case on its own: ordinary events on an attached page, forwarded.
     let mut policy = Policy::new(matcher.clone());
     let mut prelude = Vec::new();

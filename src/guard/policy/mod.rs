@@ -255,7 +255,8 @@
 //!   profile on another machine than the resolver's, is not either; on a platform without
 //!   file identities (Windows) only the canonical path is compared, and other files of the
 //!   user (documents, keys) are as readable as they are to the browser. On Linux with the
-//!   default profile the disk cache is in `~/.cache/<browser>` (protect it too; the CLI does).
+//!   default profile the disk cache is in `~/.cache/<browser>` (protect it too; the CLI does);
+//!   a browser started with `--disk-cache-dir` elsewhere keeps it there (pass that folder).
 //! - **Where downloads go.** `Browser.setDownloadBehavior` chooses the folder for every
 //!   download, a protected one a popup of the client's page starts (with the user's cookies)
 //!   included (`c7.download-path-popup`).
