@@ -445,3 +445,57 @@ fn targets_and_their_frames_made_and_destroyed_leave_nothing_behind() {
     );
     assert_eq!(p.footprint().frames, 0);
 }
+
+#[test]
+fn held_history_navigations_count_as_in_flight() {
+    // A `Page.navigateToHistoryEntry` for an entry the policy has not seen waits for its own
+    // `Page.getNavigationHistory`. Before, such held commands counted toward no bound and a
+    // duplicate id was not noticed (both went to the browser, one answer came back).
+    let config = Config {
+        max_pending: 4,
+        ..Config::default()
+    };
+    let mut p = ready(config);
+    p.from_browser(
+        &json!({"method": "Target.targetCreated", "params": {"targetInfo": page_info("T1")}})
+            .to_string(),
+        2,
+    );
+    let out = p.from_browser(
+        &json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S1",
+            "targetInfo": page_info("T1"), "waitingForDebugger": false}})
+        .to_string(),
+        3,
+    );
+    let shown = answer_own(&mut p, out.to_browser, 3);
+    assert!(
+        shown.iter().any(|f| f.contains("Target.attachedToTarget")),
+        "{shown:#?}"
+    );
+    let history = |id: i64| {
+        json!({"id": id, "method": "Page.navigateToHistoryEntry", "sessionId": "S1",
+            "params": {"entryId": 1000 + id}})
+        .to_string()
+    };
+    let mut verdicts = Vec::new();
+    for id in [1, 1, 2, 3, 4, 5] {
+        let out = p.from_client(&history(id), 4);
+        verdicts.push(out.verdict);
+    }
+    assert_eq!(
+        verdicts,
+        vec![
+            Verdict::Hold,
+            Verdict::Invalid, // the same id again
+            Verdict::Hold,
+            Verdict::Hold,
+            Verdict::Hold,
+            Verdict::Refuse, // a fifth in flight
+        ]
+    );
+    assert_eq!(p.in_flight(), 4);
+    // The checks fail closed (time): each held command is refused and no longer in flight.
+    let out = p.tick(60_000);
+    assert_eq!(out.to_client.len(), 4, "{out:#?}");
+    assert_eq!(p.in_flight(), 0);
+}

@@ -11,8 +11,8 @@
 
 mod proxy_common;
 
-use std::io::Write;
-use std::net::TcpListener;
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -263,6 +263,44 @@ fn hostile_clients_get_answers_or_closes_and_leave_nothing_behind() {
     let (code, why) = close_of(&mut ws).expect("a close frame");
     assert_eq!(code, CloseCode::Protocol, "{why}");
 
+    // 8. A request head sent a line every half second: answered 408 and closed once it has
+    // taken 10 s (before, each read had 10 s, so a trickle held its slot for as long as it
+    // liked; 64 of them and every client got 503).
+    let mut s = TcpStream::connect(proxy.addr()).unwrap();
+    s.write_all(b"GET /json/version HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let mut got = Vec::new();
+    let mut lines = 0;
+    while lines < 60 {
+        std::thread::sleep(Duration::from_millis(500));
+        if s.write_all(b"X-Slow: 1\r\n").is_err() {
+            break;
+        }
+        lines += 1;
+        s.set_read_timeout(Some(Duration::from_millis(1))).unwrap();
+        let mut chunk = [0u8; 1024];
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {}
+            Err(_) => break,
+        }
+        if !got.is_empty() {
+            break;
+        }
+    }
+    assert!(
+        lines < 60,
+        "the proxy still read a head after {lines} slow lines"
+    );
+    let answer = String::from_utf8_lossy(&got).to_string();
+    assert!(answer.starts_with("HTTP/1.1 408 "), "{answer:?}");
+    assert!(
+        answer.contains("the request head took longer than 10 s"),
+        "{answer:?}"
+    );
+    drop(s);
+
     // The proxy still serves, and every connection's threads and descriptors are gone.
     drop(ws);
     let mut ws = connect(&url);
@@ -284,7 +322,7 @@ fn hostile_clients_get_answers_or_closes_and_leave_nothing_behind() {
         .filter(|v| v["event"] == "close")
         .map(|v| v["why"].as_str().expect("a why on every close").to_string())
         .collect();
-    assert_eq!(whys.len(), 5, "{whys:#?}");
+    assert_eq!(whys.len(), 6, "{whys:#?}");
     for want in [
         "message too big",
         "a binary frame that is not UTF-8 JSON",

@@ -120,6 +120,9 @@ impl Policy {
                 None => self.m.refusal().to_string(),
             };
             for t in h.then {
+                if let Then::Command { session, id, .. } = &t {
+                    self.pending.remove(&(session.clone(), *id));
+                }
                 match t {
                     Then::Attached {
                         client_session, id, ..
@@ -244,6 +247,14 @@ impl Policy {
         frame: &str,
         out: &mut Output,
     ) {
+        // In flight from now (a duplicate id is refused, and it counts toward max_pending).
+        self.pending.insert(
+            (key.to_string(), id),
+            Pending {
+                method: method.to_string(),
+                target: None,
+            },
+        );
         let then = vec![Then::Command {
             frame: frame.to_string(),
             session: key.to_string(),

@@ -4,7 +4,7 @@ use super::{BrowserError, HEAD_LIMITS};
 use crate::http::head::{self, HeadError, RequestHead};
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a client's HTTP request gets no document: each with its status.
 #[derive(Debug)]
@@ -13,6 +13,8 @@ pub(super) enum Refusal {
     Head(HeadError),
     /// The connection ended or failed before the head was complete.
     Read(Option<io::Error>),
+    /// The head did not come whole within [`HEAD_TIME`].
+    Slow,
     /// A WebSocket upgrade without `Sec-WebSocket-Key`.
     NoKey,
     /// Not `GET`.
@@ -28,6 +30,7 @@ impl Refusal {
         match self {
             Refusal::Head(e) => e.status(),
             Refusal::Read(_) | Refusal::NoKey => 400,
+            Refusal::Slow => 408,
             Refusal::Method => 405,
             Refusal::NotServed(_) => 404,
             Refusal::Browser(_) => 502,
@@ -41,6 +44,11 @@ impl std::fmt::Display for Refusal {
             Refusal::Head(e) => write!(f, "request head: {e}"),
             Refusal::Read(None) => f.write_str("connection closed in the request head"),
             Refusal::Read(Some(e)) => write!(f, "cannot read the request: {e}"),
+            Refusal::Slow => write!(
+                f,
+                "slicc-browsers guard proxy: the request head took longer than {} s",
+                HEAD_TIME.as_secs()
+            ),
             Refusal::NoKey => f.write_str("no Sec-WebSocket-Key"),
             Refusal::Method => f.write_str("only GET"),
             Refusal::NotServed(path) => write!(
@@ -69,6 +77,7 @@ pub(super) fn respond(
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         414 => "URI Too Long",
         431 => "Request Header Fields Too Large",
         502 => "Bad Gateway",
@@ -88,10 +97,14 @@ pub(super) fn respond(
     stream.flush()
 }
 
+/// How long a client may take to send its request head, whole (a slow trickle would hold a
+/// connection slot for as long as it likes otherwise).
+pub(super) const HEAD_TIME: Duration = Duration::from_secs(10);
+
 /// Reads a request head (bounded in size and time): the head and the bytes read past it (a
 /// WebSocket client's first frames, handed to the relay).
 pub(super) fn read_head(stream: &mut TcpStream) -> Result<(RequestHead, Vec<u8>), Refusal> {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let deadline = Instant::now() + HEAD_TIME;
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
     loop {
@@ -99,7 +112,20 @@ pub(super) fn read_head(stream: &mut TcpStream) -> Result<(RequestHead, Vec<u8>)
             let rest = buf.split_off(head.len);
             return Ok((head, rest));
         }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Refusal::Slow);
+        }
+        let _ = stream.set_read_timeout(Some(left));
         match stream.read(&mut chunk) {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(Refusal::Slow);
+            }
             Ok(0) => return Err(Refusal::Read(None)),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -28,7 +28,7 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
             if !matches!(refusal, Refusal::Read(None)) {
                 refuse(&stream, &refusal);
             }
-            return;
+            return slot.ended(answered(&refusal));
         }
     };
     let path = head
@@ -43,7 +43,8 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
         return relay(stream, &head, rest, slot);
     }
     if head.method != "GET" {
-        return refuse(&stream, &Refusal::Method);
+        refuse(&stream, &Refusal::Method);
+        return slot.ended(answered(&Refusal::Method));
     }
     let answer = match path.trim_end_matches('/') {
         "/json/version" => json_version(context),
@@ -67,8 +68,25 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
                     .unwrap_or_default()
                     .as_bytes(),
             );
+            slot.ended("answered 200".into());
         }
-        Err(refusal) => refuse(&stream, &refusal),
+        Err(refusal) => {
+            refuse(&stream, &refusal);
+            slot.ended(answered(&refusal));
+        }
+    }
+}
+
+/// How an HTTP connection ended, for the log's `close` line (a client's path cut short).
+pub(super) fn answered(refusal: &Refusal) -> String {
+    let text = refusal.to_string();
+    let text = match super::relay::clip(Some(&Value::String(text.clone()))) {
+        Value::String(s) => s,
+        _ => text,
+    };
+    match refusal {
+        Refusal::Read(None) => "the client closed the connection in the request head".into(),
+        _ => format!("answered {}: {text}", refusal.status()),
     }
 }
 

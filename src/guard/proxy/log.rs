@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 /// A sink for the proxy's JSON-lines log ([`ProxyOptions::log`](super::ProxyOptions::log)). Each line is one object:
 /// `ms` (since the proxy started), `event` (`open`, `close`, `over-limit`, `refused`,
 /// `invalid`, `detached`), `conn` (the connection's number), and as they apply `from`
-/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A WebSocket
-/// connection's `close` line says `why` it ended: the client or the browser closed it, a
+/// (`client` or `browser`), `method`, `id`, `sessionId`, `why`, `path`. A `close` line says
+/// `why` the connection ended: an HTTP one how it was answered (`answered 200`, `answered
+/// 408: …`), a WebSocket one how it ended: the client or the browser closed it, a
 /// message too big or a WebSocket protocol error, a side that does not read (`the client does
 /// not read: N bytes waiting to be written (limit M)`), a write that failed or timed out. A command the policy
 /// held (it came before the policy was ready, or waits for its checks) and refused later is

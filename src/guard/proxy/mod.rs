@@ -18,7 +18,9 @@
 //!   WebSocket) are served at once (default [`DEFAULT_MAX_CONNECTIONS`], `--max-connections`);
 //!   one over the limit is answered `503 Service Unavailable` with the body
 //!   `slicc-browsers guard proxy: too many connections (limit N)` and closed. A connection's
-//!   slot is released when its thread ends, whatever ends it.
+//!   slot is released when its thread ends, whatever ends it. A request head must come whole
+//!   within 10 s (a trickle is answered `408 Request Timeout` and closed), so slow clients
+//!   cannot keep the slots.
 //! - **Slow sockets.** No socket is written while the policy's lock is held: what the policy
 //!   returns is queued per side, in order, and written after. Every socket has a write timeout
 //!   ([`ProxyOptions::write_timeout`]); a client that stops reading stalls only its own

@@ -312,19 +312,24 @@ impl Relay<'_> {
 pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, slot: &Slot) {
     let context = &*slot.context;
     let Some(key) = head::header(&head.headers, "sec-websocket-key") else {
-        return refuse(&stream, &Refusal::NoKey);
+        refuse(&stream, &Refusal::NoKey);
+        return slot.ended(super::http::answered(&Refusal::NoKey));
     };
     // The browser first: a client must not be told it is connected when nothing is behind.
     let upstream = match connect_upstream(context) {
         Ok(ws) => ws,
-        Err(why) => return refuse(&stream, &Refusal::Browser(why)),
+        Err(why) => {
+            let refusal = Refusal::Browser(why);
+            refuse(&stream, &refusal);
+            return slot.ended(super::http::answered(&refusal));
+        }
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
     let reply = format!(
         "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
     );
-    if stream.write_all(reply.as_bytes()).is_err() {
-        return;
+    if let Err(e) = stream.write_all(reply.as_bytes()) {
+        return slot.ended(format!("writing to the client: {e}"));
     }
     let (browser_ws, browser_socket) = upstream;
     let _ = browser_socket.set_write_timeout(Some(context.options.write_timeout));
