@@ -138,9 +138,20 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
 /// Chromium keeps that elsewhere; empty when discovery does not find it (another machine, a
 /// container, another user).
 fn browser_profile(upstream: &str) -> Vec<String> {
-    use slicc_browsers::catalog::Os;
-    use slicc_browsers::discovery::{discover, parse_cdp, Options, Sources, SystemHost};
-    let (Some(want), Some(os)) = (parse_cdp(upstream), Os::current()) else {
+    let Some(os) = slicc_browsers::catalog::Os::current() else {
+        return Vec::new();
+    };
+    browser_profile_on(&slicc_browsers::discovery::SystemHost::new(), os, upstream)
+}
+
+/// [`browser_profile`] on `host`.
+fn browser_profile_on(
+    host: &dyn slicc_browsers::discovery::Host,
+    os: slicc_browsers::catalog::Os,
+    upstream: &str,
+) -> Vec<String> {
+    use slicc_browsers::discovery::{discover, parse_cdp, Options, Sources};
+    let Some(want) = parse_cdp(upstream) else {
         return Vec::new();
     };
     let mut options = Options::new(os);
@@ -150,8 +161,7 @@ fn browser_profile(upstream: &str) -> Vec<String> {
         probe: false,
         ..Sources::ALL
     };
-    let host = SystemHost::new();
-    let found = discover(&host, &options)
+    let found = discover(host, &options)
         .entries
         .into_iter()
         .filter_map(|e| e.endpoint)
@@ -160,7 +170,7 @@ fn browser_profile(upstream: &str) -> Vec<String> {
     let Some(dir) = found else {
         return Vec::new();
     };
-    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let env = |name: &str| host.env(name).filter(|v| !v.is_empty());
     let mut dirs = vec![dir.clone()];
     dirs.extend(cache_dir(os, &dir, &env));
     dirs
@@ -196,8 +206,51 @@ fn cache_dir(
 
 #[cfg(test)]
 mod tests {
-    use super::cache_dir;
+    use super::{browser_profile_on, cache_dir};
     use slicc_browsers::catalog::Os;
+    use slicc_browsers::discovery::FakeHost;
+
+    const VERSION: &str = r#"{"Browser":"Chrome/156.0.8078.114","Protocol-Version":"1.3","User-Agent":"Mozilla/5.0 Chrome/156.0.0.0","webSocketDebuggerUrl":"ws://127.0.0.1:5123/devtools/browser/abc"}"#;
+
+    #[test]
+    fn the_proxy_finds_the_profile_of_its_upstream() {
+        // A browser started with --user-data-dir and port 0: the process list names the dir,
+        // whose DevToolsActivePort names the port.
+        let mut host = FakeHost::new(Os::Linux, "/home/u");
+        host.set_env("HOME", "/home/u");
+        host.set_processes(
+            "  42 /usr/lib/chromium/chromium --remote-debugging-port=0 --user-data-dir=/tmp/p\n",
+        );
+        host.add_dir("/tmp/p");
+        host.add_file("/tmp/p/DevToolsActivePort", "5123\n/devtools/browser/abc\n");
+        host.add_server("127.0.0.1:5123", Some(VERSION), Some("[]"));
+        assert_eq!(
+            browser_profile_on(&host, Os::Linux, "http://localhost:5123"),
+            vec!["/tmp/p".to_string()]
+        );
+        assert_eq!(
+            browser_profile_on(&host, Os::Linux, "ws://127.0.0.1:5123/devtools/browser/abc"),
+            vec!["/tmp/p".to_string()]
+        );
+        // Another port: nothing found, nothing guessed.
+        assert!(browser_profile_on(&host, Os::Linux, "http://127.0.0.1:5124").is_empty());
+        // The default profile (no flag): its DevToolsActivePort, and the cache beside it.
+        let mut host = FakeHost::new(Os::Linux, "/home/u");
+        host.set_env("HOME", "/home/u");
+        host.add_dir("/home/u/.config/chromium");
+        host.add_file(
+            "/home/u/.config/chromium/DevToolsActivePort",
+            "5123\n/devtools/browser/abc\n",
+        );
+        host.add_server("127.0.0.1:5123", Some(VERSION), Some("[]"));
+        assert_eq!(
+            browser_profile_on(&host, Os::Linux, "http://127.0.0.1:5123"),
+            vec![
+                "/home/u/.config/chromium".to_string(),
+                "/home/u/.cache/chromium".to_string()
+            ]
+        );
+    }
 
     #[test]
     fn a_profile_under_the_config_dir_caches_under_the_cache_dir() {
