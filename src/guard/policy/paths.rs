@@ -40,7 +40,8 @@ pub enum Resolved {
 /// `guard proxy` gives one that reads its own file system, the browser's when both run on one
 /// machine.
 pub trait LocalPaths: std::fmt::Debug + Send + Sync {
-    /// What `path` (absolute, lexically normal) is on the browser's machine.
+    /// What `path` (absolute, as the client gave it: `.` and `..` still in it) is on the
+    /// browser's machine.
     fn resolve(&self, path: &str) -> Resolved;
 }
 
@@ -167,7 +168,7 @@ impl Protected {
                 chain: Vec::new(),
             };
             if let Some(local) = &local {
-                if let Resolved::Real { path, id, above } = local.resolve(&lex.to_string_lossy()) {
+                if let Resolved::Real { path, id, above } = local.resolve(raw.trim()) {
                     if let Some(real) = lexical(&path) {
                         let real = fold(&real);
                         if !dir.forms.contains(&real) {
@@ -208,11 +209,9 @@ impl Protected {
         }
         let mut forms = vec![fold(&lex)];
         let (mut own, mut ids) = (None, Vec::new());
-        match self
-            .local
-            .as_ref()
-            .map(|l| l.resolve(&lex.to_string_lossy()))
-        {
+        // The path as given: the kernel reads `..` after a link from where the link leads,
+        // not lexically (`/a/link/../x` is `x` beside the link's target).
+        match self.local.as_ref().map(|l| l.resolve(raw)) {
             Some(Resolved::Real { path, id, above }) => {
                 if let Some(real) = lexical(&path) {
                     forms.push(fold(&real));

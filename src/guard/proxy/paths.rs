@@ -199,6 +199,13 @@ mod tests {
             policy.from_client(&cmd.to_string(), 2).verdict
         };
         assert_eq!(run(true, &link), Verdict::Refuse);
+        // `..` after a link goes up from where the link leads (the profile), not lexically.
+        let around = tmp
+            .path()
+            .join("link/../Default/Cookies")
+            .display()
+            .to_string();
+        assert_eq!(run(true, &around), Verdict::Refuse);
         assert_eq!(run(true, &upload), Verdict::Forward);
         // Lexically the link is no file in the profile: the proxy's view is what sees it.
         assert_eq!(run(false, &link), Verdict::Forward);
