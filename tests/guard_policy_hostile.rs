@@ -499,3 +499,82 @@ fn held_history_navigations_count_as_in_flight() {
     assert_eq!(out.to_client.len(), 4, "{out:#?}");
     assert_eq!(p.in_flight(), 0);
 }
+
+// ------------------------------------------------------------------ values per message
+
+/// A message of `n` small values (the JSON `[0,0,…]` under `params.a` or `result.a`).
+fn zeros(n: usize) -> String {
+    let mut a = String::with_capacity(2 * n);
+    a.push('[');
+    for i in 0..n {
+        if i > 0 {
+            a.push(',');
+        }
+        a.push('0');
+    }
+    a.push(']');
+    a
+}
+
+#[test]
+fn messages_with_too_many_values_are_not_parsed() {
+    // Before: a 60 MB answer of 30 million zeros took a proxy from 10 MB to 2.2 GB (Chromium
+    // 156, release build); the browser's 256 MiB limit allowed ten times that.
+    let config = Config {
+        max_values: 100_000,
+        ..Config::default()
+    };
+    let mut p = ready(config);
+    let many = zeros(600_000);
+    // A client's: refused unread, with its id and session.
+    let frame = format!(r#"{{"id":5,"method":"Runtime.evaluate","params":{{"a":{many}}}}}"#);
+    let out = p.from_client(&frame, 2);
+    assert_eq!(out.verdict, Verdict::Invalid, "{:.300}", format!("{out:?}"));
+    assert!(out.to_browser.is_empty());
+    assert_eq!(out.to_client.len(), 1);
+    assert!(out.to_client[0].starts_with(r#"{"error":{"code":-32600,"message":"slicc: guard: the message holds too many JSON values to judge (600005; limit 100000)"},"id":5}"#), "{}", out.to_client[0]);
+    // Within the bound, the same command goes through.
+    let out = p.from_client(
+        &json!({"id": 6, "method": "Runtime.evaluate", "params": {"expression": "x"}}).to_string(),
+        2,
+    );
+    assert_eq!(out.verdict, Verdict::Forward);
+    // The browser's answer to it over the bound: an error for the command.
+    let answer = format!(r#"{{"id":6,"result":{{"result":{{"type":"object","value":{many}}}}}}}"#);
+    let out = p.from_browser(&answer, 3);
+    assert_eq!(out.to_client.len(), 1);
+    assert!(out.to_client[0].len() < 300, "{:.300}", out.to_client[0]);
+    assert!(
+        out.to_client[0].contains(r#""id":6"#) && out.to_client[0].contains("too many JSON values")
+    );
+    assert_eq!(p.in_flight(), 0);
+    // An event over the bound: dropped.
+    let event = format!(r#"{{"method":"Runtime.consoleAPICalled","params":{{"args":{many}}}}}"#);
+    let out = p.from_browser(&event, 4);
+    assert_eq!(out.verdict, Verdict::Drop);
+    assert!(out.to_client.is_empty());
+    // An answer to the policy's own check over the bound: the check fails closed.
+    let info = page_info("T1");
+    p.from_browser(
+        &json!({"method": "Target.targetCreated", "params": {"targetInfo": info}}).to_string(),
+        5,
+    );
+    let out = p.from_browser(
+        &json!({"method": "Target.attachedToTarget",
+            "params": {"sessionId": "S1", "targetInfo": info, "waitingForDebugger": false}})
+        .to_string(),
+        5,
+    );
+    let check = own(&out, "Fetch.enable").expect("the policy's Fetch.enable");
+    let answer = format!(
+        r#"{{"id":{},"sessionId":"S1","result":{{"x":{many}}}}}"#,
+        check["id"]
+    );
+    let out = p.from_browser(&answer, 6);
+    assert_eq!(
+        out.detached,
+        vec!["S1".to_string()],
+        "{:.500}",
+        format!("{out:?}")
+    );
+}

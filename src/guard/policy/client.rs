@@ -153,19 +153,14 @@ impl Policy {
 
     /// Answers a frame the policy cannot take with a protocol error (with its id, if any).
     pub(super) fn client_error(&self, frame: &str, code: i64, message: &str, out: &mut Output) {
-        let parsed: Option<Value> = serde_json::from_str(frame).ok();
+        // Its top level only (the rest is not read again).
+        let head = super::budget::FrameHead::of(frame);
         let mut msg = json!({"error": {"code": code, "message": message}});
-        if let Some(id) = parsed.as_ref().and_then(|v| v.get("id")) {
-            if id.is_i64() || id.is_u64() {
-                msg["id"] = id.clone();
-            }
+        if let Some(id) = head.id.filter(|id| id.is_i64() || id.is_u64()) {
+            msg["id"] = id;
         }
-        if let Some(s) = parsed
-            .as_ref()
-            .and_then(|v| v.get("sessionId"))
-            .filter(|s| s.is_string())
-        {
-            msg["sessionId"] = s.clone();
+        if let Some(s) = head.session {
+            msg["sessionId"] = Value::String(s);
         }
         out.to_client.push(msg.to_string());
     }

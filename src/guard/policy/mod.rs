@@ -210,6 +210,14 @@
 //!   client asked for refused with the refusal and `(too much for the client waited behind
 //!   this session's checks)`) until what is left is within both. Checks also fail closed
 //!   after [`Config::hold_ms`].
+//! - **What judging one message costs**: a parsed JSON value takes about 80 bytes however
+//!   short its text, so a message of many small values grows some 40 times when parsed (a
+//!   60 MB answer of 30 million zeros took a proxy to 2.2 GB). A message of 1 MiB or more is
+//!   parsed only when it holds at most [`Config::max_values`] (8,000,000, about 0.6 GiB
+//!   parsed) values, counted first without allocating; over it, a client's message is
+//!   answered `slicc: guard: the message holds too many JSON values to judge (N; limit M)`,
+//!   a browser's answer becomes that error for its command (for the policy's own check: the
+//!   check fails closed), a browser's event is dropped.
 //! - **Per session** (request, script, style sheet, history entry and paused request ids):
 //!   [`Config::per_session`] (8,192) each, object ids 8 times that, the oldest forgotten
 //!   (forgotten ids are refused: the safe side).
@@ -265,6 +273,7 @@
 //!   a paste command: `c7.clipboard-read`).
 
 mod browser;
+pub(crate) mod budget;
 mod client;
 mod commits;
 mod compat;
@@ -375,6 +384,11 @@ pub struct Config {
     /// starts (more are refused), and client-bound frames waiting behind a session's checks
     /// (past it the oldest checks fail closed, see the module docs).
     pub max_held_bytes: usize,
+    /// JSON values a message may hold to be judged (a parsed value takes about 80 bytes, so
+    /// this bounds what judging one message costs: about 0.6 GiB at the default); a client's
+    /// message over it is refused, a browser's answer over it becomes an error for its
+    /// command, a browser's event over it is dropped. Messages under 1 MiB are not counted.
+    pub max_values: usize,
     /// Request ids, history entries and paused requests remembered per session.
     pub per_session: usize,
     /// Targets remembered after they are destroyed (for openers).
@@ -399,6 +413,7 @@ impl Default for Config {
             max_pending: 65_536,
             max_queue: 4_096,
             max_held_bytes: 256 << 20,
+            max_values: 8_000_000,
             per_session: 8_192,
             gone: 4_096,
             protected_paths: Vec::new(),
@@ -503,6 +518,11 @@ impl Policy {
         let mut out = Output::new();
         self.ensure_started(&mut out);
         self.expire(&mut out);
+        if let Some(n) = self.over_budget(frame) {
+            self.client_over_budget(frame, n, &mut out);
+            self.keep_order(&mut out);
+            return out;
+        }
         if !self.ready {
             if self.queue.len() >= self.cfg.max_queue
                 || self.queue_bytes.saturating_add(frame.len()) > self.cfg.max_held_bytes
@@ -534,7 +554,10 @@ impl Policy {
         let mut out = Output::new();
         self.ensure_started(&mut out);
         self.expire(&mut out);
-        self.browser_frame(frame, &mut out);
+        match self.over_budget(frame) {
+            Some(n) => self.browser_over_budget(frame, n, &mut out),
+            None => self.browser_frame(frame, &mut out),
+        }
         self.keep_order(&mut out);
         out
     }

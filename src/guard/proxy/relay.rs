@@ -1,6 +1,7 @@
 //! The WebSocket relay: one upstream connection per client, every frame either way through
 //! the client's [`Policy`], written in order from per-side queues outside the policy's lock.
 
+use crate::guard::policy::budget::FrameHead;
 use crate::guard::policy::{Output, Policy, Verdict};
 use crate::http::head::{self, RequestHead};
 use crate::sys::lock;
@@ -132,6 +133,10 @@ pub(super) struct Relay<'a> {
 /// How many held commands' methods a relay remembers for the log.
 const HELD_REMEMBERED: usize = 1024;
 
+/// The longest frame [`refusals_in`] reads as one of the policy's refusals (they hold an id,
+/// a session id and the refusal's text).
+const REFUSAL_MAX: usize = 4096;
+
 /// The most characters of a client's string (a method, a session id) a log line quotes.
 pub(super) const LOG_CLIP: usize = 200;
 
@@ -159,7 +164,8 @@ pub(super) fn clip(v: Option<&Value>) -> Value {
 pub(super) fn refusals_in(frames: &[String], refusal: &str) -> Vec<(String, i64, String)> {
     frames
         .iter()
-        .filter(|f| f.starts_with(r#"{"id":"#) && f.contains(refusal))
+        // The policy's refusals are short; a long frame is the browser's, and not parsed again.
+        .filter(|f| f.len() <= REFUSAL_MAX && f.starts_with(r#"{"id":"#) && f.contains(refusal))
         .filter_map(|f| {
             let v: Value = serde_json::from_str(f).ok()?;
             let message = v["error"]["message"].as_str()?;
@@ -269,13 +275,11 @@ impl Relay<'_> {
             _ => return None,
         };
         self.context.options.log.as_ref()?;
-        let parsed: Value = serde_json::from_str(frame).unwrap_or(Value::Null);
-        let key = || {
-            let session = parsed["sessionId"].as_str().unwrap_or_default().to_string();
-            Some((session, parsed["id"].as_i64()?))
-        };
+        // Its top level only: the rest of a large message is not parsed again.
+        let head = FrameHead::of(frame);
+        let key = || Some((head.session.clone().unwrap_or_default(), head.int_id()?));
         if event == "held" {
-            if let (Some((session, id)), Some(method)) = (key(), parsed["method"].as_str()) {
+            if let (Some((session, id)), Some(method)) = (key(), head.method.as_deref()) {
                 let mut held = lock(&self.held);
                 if held.len() >= HELD_REMEMBERED {
                     held.pop_front();
@@ -289,9 +293,9 @@ impl Relay<'_> {
             "event": event,
             "conn": self.conn,
             "from": if from_client { "client" } else { "browser" },
-            "method": clip(parsed.get("method")),
-            "id": clip(parsed.get("id")),
-            "sessionId": clip(parsed.get("sessionId")),
+            "method": clip(head.method.clone().map(Value::String).as_ref()),
+            "id": clip(head.id.as_ref()),
+            "sessionId": clip(head.session.clone().map(Value::String).as_ref()),
             "why": why,
         }));
         if event == "refused" && from_client {
