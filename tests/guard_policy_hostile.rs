@@ -578,3 +578,40 @@ fn messages_with_too_many_values_are_not_parsed() {
         format!("{out:?}")
     );
 }
+
+#[test]
+fn sessions_nested_thousands_deep_are_forgotten_without_recursion() {
+    // Chromium 156 lets a client attach a browser session from a browser session, 2,000 levels
+    // deep and more (checked straight). Forgetting the outermost forgot the rest by recursion:
+    // 100,000 levels overflowed the stack and aborted the process. Run on a thread with a
+    // small stack, so that recursion would show at 20,000.
+    let run = || {
+        let mut p = ready(Config::default());
+        let mut parent: Option<String> = None;
+        for i in 0..20_000_i64 {
+            let mut cmd = json!({"id": i, "method": "Target.attachToBrowserTarget", "params": {}});
+            let mut answer = json!({"id": i, "result": {"sessionId": format!("B{i}")}});
+            if let Some(s) = &parent {
+                cmd["sessionId"] = json!(s);
+                answer["sessionId"] = json!(s);
+            }
+            assert_eq!(p.from_client(&cmd.to_string(), 2).verdict, Verdict::Forward);
+            assert_eq!(p.from_browser(&answer.to_string(), 3).to_client.len(), 1);
+            parent = Some(format!("B{i}"));
+        }
+        assert_eq!(p.footprint().sessions, 20_000);
+        p.from_browser(
+            &json!({"method": "Target.detachedFromTarget", "params": {"sessionId": "B0"}})
+                .to_string(),
+            4,
+        );
+        p.footprint()
+    };
+    let after = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .expect("no overflow");
+    assert_eq!(after.sessions, 0);
+}
