@@ -26,9 +26,6 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
 const OPEN: &[(&str, u8)] = &[
-    // The browser writes a protected download (the user's cookies on it) where the client
-    // said, from a popup of the client's page that the client never attaches.
-    ("c7.download-path-popup", 7),
     // The user's clipboard (here: the vault's secret the user copied) reaches the client's
     // page: a clipboard permission it grants itself, or a paste editing command.
     ("c7.clipboard-read", 7),

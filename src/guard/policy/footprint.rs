@@ -38,6 +38,10 @@ pub struct Footprint {
     pub held_bytes: usize,
     /// Out-of-process frames and the pages hosting them (and protected ones) remembered.
     pub frames: usize,
+    /// Download folders the client chose (per browser context, at most 256), downloads the
+    /// policy cancelled (at most [`Config::per_session`](super::Config::per_session)) and the
+    /// paths it protected after them (at most 1,024).
+    pub downloads: usize,
 }
 
 impl SessionRecord {
@@ -75,6 +79,7 @@ impl Policy {
             held,
             held_bytes,
             frames: self.frame_hosts.len() + self.hosting.len(),
+            downloads: self.downloads.entries() + self.paths.added(),
         }
     }
 }

@@ -112,6 +112,22 @@
 //!   of the folder, a case or Unicode spelling the file system folds). These are every
 //!   parameter Chromium 156's protocol names as a path or a file
 //!   (`Extensions.loadUnpacked` is refused outright).
+//! - **Downloads.** A download runs with the user's cookies from any frame of the browser (a
+//!   popup of the client's page the client never attaches included) and lands in the folder
+//!   the client chose (`Browser.setDownloadBehavior`), where the client's pages read it back
+//!   (a file input, a dropped folder; the suite's `c7.download-*`). Every
+//!   `Browser.setDownloadBehavior` goes with `eventsEnabled` on (the client is shown download
+//!   events only when its last call asked for them); a `Browser.downloadWillBegin` of a
+//!   protected or internal URL, or from a frame that is not a target the client may see (a
+//!   protected page, a frame the policy cannot place: one in its page's own process), is
+//!   cancelled (`Browser.cancelDownload`) and withheld with its progress. The cancel races the
+//!   download (a small file behind a redirect is written first, measured on Chromium 156), so
+//!   the client's download folders, and the file the browser reports, become protected paths
+//!   for the connection; and the folders the client chooses for downloads and the paths it hands
+//!   its pages (file inputs, drops, app launches) never overlap, whichever comes first (a
+//!   dropped folder is read when the page walks it, and a file input may name a file before it
+//!   is written). `Page.setDownloadBehavior` to a folder (which asks for no browser-wide events)
+//!   is refused until a `Browser.setDownloadBehavior` has the policy watching downloads.
 //! - **Renderer-wide overrides.** Blink applies a time zone, a locale, a virtual clock, a
 //!   network state and CPU throttling (`Emulation.setTimezoneOverride`, `setLocaleOverride`,
 //!   `setVirtualTimePolicy`, `setCPUThrottlingRate`, `Network.emulateNetworkConditions`,
@@ -265,9 +281,14 @@
 //!   user (documents, keys) are as readable as they are to the browser. On Linux with the
 //!   default profile the disk cache is in `~/.cache/<browser>` (protect it too; the CLI does);
 //!   a browser started with `--disk-cache-dir` elsewhere keeps it there (pass that folder).
-//! - **Where downloads go.** `Browser.setDownloadBehavior` chooses the folder for every
-//!   download, a protected one a popup of the client's page starts (with the user's cookies)
-//!   included (`c7.download-path-popup`).
+//! - **Downloads before the client chooses.** Download events come only to a connection that
+//!   set a download behaviour: before the client's first `Browser.setDownloadBehavior` (or
+//!   under another connection's), a protected download a popup of the client's page starts goes
+//!   where the browser puts it (the user's download folder; headless Chromium 156 writes to
+//!   `~/Downloads`), which is among the user's other files above. The policy does not set a
+//!   behaviour of its own at the start: it would override another connection's. Downloads from
+//!   a frame in its page's own process are cancelled (the policy does not know which page
+//!   holds such a frame), an ordinary download among them.
 //! - **The clipboard** is the user's, shared by every page: what the user copied on a
 //!   protected page reaches a client's page that reads it (a permission it grants itself, or
 //!   a paste command: `c7.clipboard-read`).
@@ -278,6 +299,7 @@ mod client;
 mod commits;
 mod compat;
 mod cookies;
+mod downloads;
 mod fetch;
 mod footprint;
 mod holds;
@@ -450,8 +472,11 @@ pub struct Policy {
     /// Targets hosting a frame on a protected origin (in another process, out of reach of
     /// their own session's interception).
     hosting: HashSet<String>,
-    /// The protected local paths ([`Config::protected_paths`]), resolved once.
+    /// The protected local paths ([`Config::protected_paths`]), resolved once, and the
+    /// download folders a protected download was cancelled into (downloads.rs).
     paths: paths::Protected,
+    /// Download folders and cancelled downloads (downloads.rs).
+    downloads: downloads::Downloads,
 }
 
 impl Policy {
@@ -469,6 +494,7 @@ impl Policy {
             m: matcher,
             root,
             paths,
+            downloads: downloads::Downloads::new(config.per_session, config.local_paths.clone()),
             gone: state::Bounded::new(config.gone),
             cfg: config,
             started: false,

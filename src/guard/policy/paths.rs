@@ -107,7 +107,12 @@ struct Dir {
 pub(super) struct Protected {
     dirs: Vec<Dir>,
     local: Option<Arc<dyn LocalPaths>>,
+    /// Paths added after the start ([`Protected::add`]).
+    added: usize,
 }
+
+/// Paths [`Protected::add`] adds at most (past it, the first ones stay protected).
+const MAX_ADDED: usize = 1024;
 
 /// `raw` made absolute and lexically normal (`.` and `..` taken out, separators collapsed,
 /// no trailing separator); `None` for a relative path, one with a NUL, or an empty one.
@@ -184,7 +189,35 @@ impl Protected {
             }
             dirs.push(dir);
         }
-        Protected { dirs, local }
+        Protected {
+            dirs,
+            local,
+            added: 0,
+        }
+    }
+
+    /// Protects `raw` too (a download folder a protected download was cancelled into); a
+    /// relative path, or one already protected, adds nothing. At most [`MAX_ADDED`] are added:
+    /// Returns false when it is full (nothing added).
+    pub(super) fn add(&mut self, raw: &str) -> bool {
+        let Some(lex) = lexical(raw.trim()) else {
+            return true;
+        };
+        if self.dirs.iter().any(|d| d.forms.contains(&fold(&lex))) {
+            return true;
+        }
+        if self.added >= MAX_ADDED {
+            return false;
+        }
+        self.added += 1;
+        let one = Protected::new(&[raw.trim().to_string()], self.local.clone());
+        self.dirs.extend(one.dirs);
+        true
+    }
+
+    /// Paths added after the start.
+    pub(super) fn added(&self) -> usize {
+        self.added
     }
 
     /// Whether any path is protected.
@@ -249,22 +282,14 @@ impl Protected {
         if !self.any() {
             return None;
         }
-        if let Some((_, members, use_)) = PATH_PARAMS.iter().find(|(m, _, _)| *m == method) {
-            let mut at = Some(params);
-            for m in *members {
-                at = at.and_then(|v| v.get(m));
+        let mut found = None;
+        each_path(method, params, &mut |s, use_| {
+            if found.is_none() {
+                found = self.judge(s, use_);
             }
-            let mut found = None;
-            if let Some(v) = at {
-                strings(v, &mut |s| {
-                    if found.is_none() {
-                        found = self.judge(s, *use_);
-                    }
-                });
-            }
-            if found.is_some() {
-                return found;
-            }
+        });
+        if found.is_some() {
+            return found;
         }
         // Any other absolute path or file: URL in any command (a parameter this list does not
         // know yet).
@@ -280,6 +305,19 @@ impl Protected {
             }
         });
         found
+    }
+}
+
+/// Calls `f` on every path `method`'s parameters name where [`PATH_PARAMS`] says, with its use.
+pub(super) fn each_path(method: &str, params: &Value, f: &mut dyn FnMut(&str, Use)) {
+    if let Some((_, members, use_)) = PATH_PARAMS.iter().find(|(m, _, _)| *m == method) {
+        let mut at = Some(params);
+        for m in *members {
+            at = at.and_then(|v| v.get(m));
+        }
+        if let Some(v) = at {
+            strings(v, &mut |s| f(s, *use_));
+        }
     }
 }
 
