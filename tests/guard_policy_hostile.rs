@@ -581,23 +581,22 @@ fn messages_with_too_many_values_are_not_parsed() {
 
 #[test]
 fn sessions_nested_thousands_deep_are_forgotten_without_recursion() {
-    // Chromium 156 lets a client attach a browser session from a browser session, 2,000 levels
-    // deep and more (checked straight). Forgetting the outermost forgot the rest by recursion:
-    // 100,000 levels overflowed the stack and aborted the process. Run on a thread with a
-    // small stack, so that recursion would show at 20,000.
+    // Sessions nest as deep as the browser reports them. Forgetting the outermost forgot the
+    // rest by recursion: 100,000 levels overflowed the stack and aborted the process (and,
+    // through a release proxy, 30,000 nested browser sessions a client made did). Run on a
+    // thread with a small stack, so that recursion would show at 20,000.
     let run = || {
         let mut p = ready(Config::default());
-        let mut parent: Option<String> = None;
         for i in 0..20_000_i64 {
-            let mut cmd = json!({"id": i, "method": "Target.attachToBrowserTarget", "params": {}});
-            let mut answer = json!({"id": i, "result": {"sessionId": format!("B{i}")}});
-            if let Some(s) = &parent {
-                cmd["sessionId"] = json!(s);
-                answer["sessionId"] = json!(s);
+            let info = json!({"targetId": format!("W{i}"), "type": "worker",
+                "url": "http://plain.test/w.js", "attached": true});
+            let mut event = json!({"method": "Target.attachedToTarget",
+                "params": {"sessionId": format!("B{i}"), "targetInfo": info,
+                    "waitingForDebugger": false}});
+            if i > 0 {
+                event["sessionId"] = json!(format!("B{}", i - 1));
             }
-            assert_eq!(p.from_client(&cmd.to_string(), 2).verdict, Verdict::Forward);
-            assert_eq!(p.from_browser(&answer.to_string(), 3).to_client.len(), 1);
-            parent = Some(format!("B{i}"));
+            p.from_browser(&event.to_string(), 3);
         }
         assert_eq!(p.footprint().sessions, 20_000);
         p.from_browser(
@@ -614,4 +613,42 @@ fn sessions_nested_thousands_deep_are_forgotten_without_recursion() {
         .join()
         .expect("no overflow");
     assert_eq!(after.sessions, 0);
+}
+
+#[test]
+fn a_client_nests_sessions_at_most_64_deep() {
+    // Straight on Chromium 156, a client nested 30,000 browser sessions
+    // (`Target.attachToBrowserTarget` from the last one) and detached the outermost: the
+    // browser crashed (SIGSEGV), closing the user's tabs, protected ones included, which
+    // `Browser.crash` is refused for. 10,000 survived.
+    let mut p = ready(Config::default());
+    let mut parent: Option<String> = None;
+    let mut refused = None;
+    for i in 0..100_i64 {
+        let mut cmd = json!({"id": i, "method": "Target.attachToBrowserTarget", "params": {}});
+        let mut answer = json!({"id": i, "result": {"sessionId": format!("B{i}")}});
+        if let Some(s) = &parent {
+            cmd["sessionId"] = json!(s);
+            answer["sessionId"] = json!(s);
+        }
+        let out = p.from_client(&cmd.to_string(), 2);
+        if out.verdict == Verdict::Refuse {
+            refused = Some((i, out.to_client.concat()));
+            break;
+        }
+        assert_eq!(out.verdict, Verdict::Forward);
+        assert_eq!(p.from_browser(&answer.to_string(), 3).to_client.len(), 1);
+        parent = Some(format!("B{i}"));
+    }
+    let (at, answer) = refused.expect("refused before 100 levels");
+    assert_eq!(at, 64, "{answer}");
+    assert!(answer.contains("sessions nest at most 64 deep"), "{answer}");
+    // The same from a session less deep still works.
+    let out = p.from_client(
+        &json!({"id": 1000, "method": "Target.attachToBrowserTarget", "params": {},
+            "sessionId": "B10"})
+        .to_string(),
+        4,
+    );
+    assert_eq!(out.verdict, Verdict::Forward);
 }

@@ -118,7 +118,25 @@ const RENDERER_WIDE: [&str; 7] = [
 /// Why heap profiling is refused, in the refusal's words.
 const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
 
+/// How deep a client may nest sessions it attaches from sessions (see [`Policy::nesting`]).
+pub(super) const MAX_NESTING: usize = 64;
+
 impl Policy {
+    /// How many sessions lie between session `key` and the root (0 for the root), counted up
+    /// to [`MAX_NESTING`].
+    fn nesting(&self, key: &str) -> usize {
+        let mut at = key;
+        let mut depth = 0;
+        while !at.is_empty() && depth < MAX_NESTING {
+            match self.sessions.get(at) {
+                Some(s) => at = &s.parent,
+                None => break,
+            }
+            depth += 1;
+        }
+        depth
+    }
+
     /// The catalog's refusal with the reason in brackets.
     pub(super) fn refusal_because(&self, because: &str) -> String {
         format!("{} ({because})", self.m.refusal())
@@ -430,6 +448,17 @@ impl Policy {
             | "Profiler.getBestEffortCoverage" => {
                 let message = self.refusal_because(HEAP_WHY);
                 return self.refuse(key, id, &message, "heap profile of a shared process", out);
+            }
+            // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when
+            // the outermost of 30,000 nested browser sessions is detached, which would close
+            // the user's protected tabs as `Browser.crash` would.
+            "Target.attachToTarget" | "Target.attachToBrowserTarget"
+                if self.nesting(key) >= MAX_NESTING =>
+            {
+                let message = format!(
+                    "slicc: guard: sessions nest at most {MAX_NESTING} deep (a browser crashes on deep ones)"
+                );
+                return self.refuse(key, id, &message, "sessions nested too deep", out);
             }
             "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
                 self.attach_command(key, id, method, params, v, out)

@@ -237,6 +237,12 @@
 //! - **Per session** (request, script, style sheet, history entry and paused request ids):
 //!   [`Config::per_session`] (8,192) each, object ids 8 times that, the oldest forgotten
 //!   (forgotten ids are refused: the safe side).
+//! - **Sessions made from sessions**: a client's `Target.attachToTarget` or
+//!   `attachToBrowserTarget` on a session 64 deep is refused (`slicc: guard: sessions nest at
+//!   most 64 deep`): Chromium 156 crashes when the outermost of 30,000 nested browser
+//!   sessions is detached (measured straight), which would close the user's protected tabs.
+//!   Forgetting a session forgets what it attached with a work list, not recursion, however
+//!   deep the browser nests them.
 //! - **Targets and sessions** as long as the browser has them: forgotten when it reports them
 //!   destroyed or detached (a destroyed target's protection kept for [`Config::gone`], 4,096,
 //!   for openers); out-of-process frames and the pages hosting them likewise.
