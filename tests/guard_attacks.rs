@@ -25,11 +25,7 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
-const OPEN: &[(&str, u8)] = &[
-    // The user's clipboard (here: the vault's secret the user copied) reaches the client's
-    // page: a clipboard permission it grants itself, or a paste editing command.
-    ("c7.clipboard-read", 7),
-];
+const OPEN: &[(&str, u8)] = &[];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):
 /// client headers reach a protected WebSocket handshake (`Fetch` cannot pause one); the other

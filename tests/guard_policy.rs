@@ -273,6 +273,12 @@ fn protected_downloads_are_cancelled_and_their_folder_kept_from_pages() {
     assert!(run_trace("downloads-page.jsonl") > 12);
 }
 
+/// The clipboard: pastes the client drives and clipboard read permissions are refused.
+#[test]
+fn the_users_clipboard_is_not_pasted_or_read_by_a_client_page() {
+    assert!(run_trace("clipboard.jsonl") > 20);
+}
+
 /// Random spellings of paths in and around a protected folder (`.`, detours through `..`,
 /// repeated separators, trailing separators, case), handed to a page by a file launch: the
 /// policy refuses exactly those whose real folder list (a plain walk of the segments) is in

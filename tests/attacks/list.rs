@@ -159,6 +159,14 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.download-second-context", "the client's own browser context, its folder, a vault download in a popup there; the page reads it back", download_second_context),
         A::new("c7.download-page-behavior", "Page.setDownloadBehavior to the client's folder, then a vault download in a popup; the page reads it back", download_page_behavior),
         A::new("c7.download-predrop", "the client's page is handed its download folder (a drop) first, then a popup downloads the vault's file (a redirect: the cancel loses the race); the page walks the folder it holds", download_predrop),
+        // session 7: the user's clipboard, by other routes than c7.clipboard-read's
+        A::new("c7.clipboard-ctrl-v", "the user copies the vault's secret; the client presses Ctrl+V in its page's text area", clipboard_ctrl_v),
+        A::new("c7.clipboard-shift-insert", "the user copies the vault's secret; the client presses Shift+Insert in its page's text area", clipboard_shift_insert),
+        A::new("c7.clipboard-paste-key", "the user copies the vault's secret; the client presses the Paste key in its page's text area", clipboard_paste_key),
+        A::new("c7.clipboard-grant", "the user copies the vault's secret; Browser.grantPermissions clipboardReadWrite to the client's loopback page, which reads it", clipboard_grant),
+        A::new("c7.clipboard-own-context", "the user copies the vault's secret; the client's own browser context, clipboardReadWrite granted there: its page reads it (one clipboard)", clipboard_own_context),
+        A::new("c7.clipboard-set-permission", "the user copies the vault's secret; Browser.setPermission clipboard-read granted to the client's loopback page, which reads it", clipboard_set_permission),
+        A::new("c7.clipboard-unsanitized-write", "the user copies the vault's secret; Browser.setPermission clipboard-write without sanitization (read and write to Chromium) to the client's loopback page, which reads it", clipboard_unsanitized_write),
         A::new("c7.file-input-proc-fd", "DOM.setFileInputFiles with /proc/<pid>/fd/<n> of the storage service SystemInfo.getProcessInfo names: its open Local Storage log", file_input_proc_fd),
     ]
 }
@@ -3846,6 +3854,142 @@ fn clipboard_read(ctx: &Ctx) -> Res {
         text.push_str(v.as_str().unwrap_or_default());
     }
     ctx.holds_secret("the clipboard", &text)
+}
+
+fn clipboard_ctrl_v(ctx: &Ctx) -> Res {
+    clipboard_with(
+        ctx,
+        Clip::Keys(
+            json!({"key": "v", "code": "KeyV", "windowsVirtualKeyCode": 86, "modifiers": 2}),
+        ),
+    )
+}
+
+fn clipboard_shift_insert(ctx: &Ctx) -> Res {
+    clipboard_with(
+        ctx,
+        Clip::Keys(
+            json!({"key": "Insert", "code": "Insert", "windowsVirtualKeyCode": 45, "modifiers": 8}),
+        ),
+    )
+}
+
+fn clipboard_paste_key(ctx: &Ctx) -> Res {
+    clipboard_with(ctx, Clip::Keys(json!({"key": "Paste", "code": "Paste"})))
+}
+
+fn clipboard_grant(ctx: &Ctx) -> Res {
+    clipboard_with(ctx, Clip::Grant(false))
+}
+
+fn clipboard_own_context(ctx: &Ctx) -> Res {
+    clipboard_with(ctx, Clip::Grant(true))
+}
+
+fn clipboard_set_permission(ctx: &Ctx) -> Res {
+    clipboard_with(ctx, Clip::Permission(json!({"name": "clipboard-read"})))
+}
+
+fn clipboard_unsanitized_write(ctx: &Ctx) -> Res {
+    clipboard_with(
+        ctx,
+        Clip::Permission(json!({"name": "clipboard-write", "allowWithoutSanitization": true})),
+    )
+}
+
+/// How the client's page reads the clipboard (c7.clipboard-*).
+enum Clip {
+    /// A key press (these fields) into the page's focused text area.
+    Keys(Value),
+    /// `Browser.grantPermissions` `clipboardReadWrite` to the page's origin (in a browser
+    /// context of the client's own when true), then `navigator.clipboard.readText()`.
+    Grant(bool),
+    /// `Browser.setPermission` of this descriptor, granted, then `readText()`.
+    Permission(Value),
+}
+
+/// The user copies the vault's secret in their tab; the client's page, on a secure origin (a
+/// loopback address: the clipboard API needs one), reads the clipboard by `how`.
+fn clipboard_with(ctx: &Ctx, how: Clip) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let copied = ctx.user_eval(
+        &tab,
+        "(() => { const r = document.createRange(); r.selectNodeContents(document.getElementById('secret')); getSelection().removeAllRanges(); getSelection().addRange(r); return document.execCommand('copy'); })()",
+    )?;
+    if copied != json!(true) {
+        return Err(Stop::Setup(format!("the user's copy: {copied}")));
+    }
+    let origin = format!("http://127.0.0.1:{}", ctx.app().port());
+    let url = format!("{origin}/page?t={}", ctx.tag);
+    let mut context = Value::Null;
+    let result = (|| {
+        let target = if matches!(how, Clip::Grant(true)) {
+            let c = ctx.send("Target.createBrowserContext", json!({}), None)?;
+            context = c["browserContextId"].clone();
+            ctx.send(
+                "Target.createTarget",
+                json!({"url": url, "browserContextId": context}),
+                None,
+            )?
+        } else {
+            ctx.send("Target.createTarget", json!({"url": url}), None)?
+        };
+        let s = ctx.attach(target["targetId"].as_str().unwrap_or_default())?;
+        ctx.wait_true(
+            &s,
+            &format!(
+                "location.href === {} && document.readyState === 'complete'",
+                json!(url)
+            ),
+            5000,
+        )?;
+        ctx.send(
+            "Emulation.setFocusEmulationEnabled",
+            json!({"enabled": true}),
+            Some(&s),
+        )?;
+        let read = "navigator.clipboard.readText().catch((e) => 'failed ' + e)";
+        let text = match &how {
+            Clip::Keys(keys) => {
+                click(ctx, &s, 100.0, 340.0)?;
+                let mut down = keys.clone();
+                down["type"] = json!("rawKeyDown");
+                ctx.send("Input.dispatchKeyEvent", down, Some(&s))?;
+                let mut up = keys.clone();
+                up["type"] = json!("keyUp");
+                ctx.send("Input.dispatchKeyEvent", up, Some(&s))?;
+                sleep(200);
+                ctx.eval(&s, "document.getElementById('ta').value")?
+            }
+            Clip::Grant(_) => {
+                let mut p = json!({"origin": origin, "permissions": ["clipboardReadWrite"]});
+                if !context.is_null() {
+                    p["browserContextId"] = context.clone();
+                }
+                ctx.send("Browser.grantPermissions", p, None)?;
+                ctx.eval(&s, read)?
+            }
+            Clip::Permission(d) => {
+                ctx.send(
+                    "Browser.setPermission",
+                    json!({"origin": origin, "permission": d, "setting": "granted"}),
+                    None,
+                )?;
+                ctx.eval(&s, read)?
+            }
+        };
+        ctx.holds_secret("the clipboard", text.as_str().unwrap_or_default())
+    })();
+    if context.is_null() {
+        let _ = ctx.obs().send("Browser.resetPermissions", json!({}), None);
+    } else {
+        let _ = ctx.obs().send(
+            "Target.disposeBrowserContext",
+            json!({"browserContextId": context}),
+            None,
+        );
+    }
+    result
 }
 
 fn auto_attach_off(ctx: &Ctx) -> Res {

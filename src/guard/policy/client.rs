@@ -348,6 +348,11 @@ impl Policy {
             let message = self.refusal_because(why);
             return self.refuse(key, id, &message, "names a protected local path", out);
         }
+        // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
+        if super::clipboard::reads_clipboard(method, params) {
+            let message = self.refusal_because(super::clipboard::CLIPBOARD_WHY);
+            return self.refuse(key, id, &message, "reads the user's clipboard", out);
+        }
         // A page handed a download folder, or a file or folder above one (downloads.rs).
         if let Some(why) = self.downloads.overlap(method, params) {
             let message = self.refusal_because(why);

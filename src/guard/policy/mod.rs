@@ -128,6 +128,16 @@
 //!   dropped folder is read when the page walks it, and a file input may name a file before it
 //!   is written). `Page.setDownloadBehavior` to a folder (which asks for no browser-wide events)
 //!   is refused until a `Browser.setDownloadBehavior` has the policy watching downloads.
+//! - **The clipboard.** One clipboard serves the whole browser (every browser context: a
+//!   copy in one is read in a context made after it, measured on Chromium 156) and holds what
+//!   the user copied, on protected pages too. A paste the client drives
+//!   (`Input.dispatchKeyEvent` with a paste or yank editing command, Ctrl or Meta+V,
+//!   Shift+Insert, the Paste key) and a clipboard read permission it grants
+//!   (`Browser.grantPermissions` `clipboardReadWrite`, `Browser.setPermission` `clipboard-read`
+//!   or `clipboard-write` without sanitization, which Chromium grants as read and write) are
+//!   refused, in every context and for every origin; copying and writing the clipboard are not.
+//!   Measured not to read it: `execCommand('paste')` from the page, a middle click,
+//!   `Input.insertText`.
 //! - **Renderer-wide overrides.** Blink applies a time zone, a locale, a virtual clock, a
 //!   network state and CPU throttling (`Emulation.setTimezoneOverride`, `setLocaleOverride`,
 //!   `setVirtualTimePolicy`, `setCPUThrottlingRate`, `Network.emulateNetworkConditions`,
@@ -295,13 +305,16 @@
 //!   behaviour of its own at the start: it would override another connection's. Downloads from
 //!   a frame in its page's own process are cancelled (the policy does not know which page
 //!   holds such a frame), an ordinary download among them.
-//! - **The clipboard** is the user's, shared by every page: what the user copied on a
-//!   protected page reaches a client's page that reads it (a permission it grants itself, or
-//!   a paste command: `c7.clipboard-read`).
+//! - **The clipboard, by the user's own grants.** An origin the user granted the clipboard
+//!   read permission to (in the profile, before the client) reads the clipboard from a focused
+//!   page the client opens there (`navigator.clipboard.readText()`); the policy refuses only
+//!   the grants and pastes the client makes. A client cannot paste at all through the policy,
+//!   its own copies included (`Input.insertText` types text).
 
 mod browser;
 pub(crate) mod budget;
 mod client;
+mod clipboard;
 mod commits;
 mod compat;
 mod cookies;
