@@ -2,6 +2,7 @@
 
 use super::{BrowserError, HEAD_LIMITS};
 use crate::http::head::{self, HeadError, RequestHead};
+use serde_json::Value;
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
@@ -147,5 +148,18 @@ pub(super) fn refuse(stream: &TcpStream, refusal: &Refusal) {
     if matches!(refusal, Refusal::Head(_)) {
         let _ = stream.shutdown(std::net::Shutdown::Write);
         crate::http::linger(stream);
+    }
+}
+
+/// How an HTTP connection ended, for the log's `close` line (a client's path cut short).
+pub(super) fn answered(refusal: &Refusal) -> String {
+    let text = refusal.to_string();
+    let text = match super::log::clip(Some(&Value::String(text.clone()))) {
+        Value::String(s) => s,
+        _ => text,
+    };
+    match refusal {
+        Refusal::Read(None) => "the client closed the connection in the request head".into(),
+        _ => format!("answered {}: {text}", refusal.status()),
     }
 }

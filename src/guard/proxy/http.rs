@@ -13,7 +13,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use tungstenite::Message;
 
-use super::answer::{read_head, refuse, respond, Refusal};
+use super::answer::{answered, read_head, refuse, respond, Refusal};
 use super::relay::relay;
 use super::upstream::connect_upstream;
 use super::upstream::get_json;
@@ -74,19 +74,6 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
             refuse(&stream, &refusal);
             slot.ended(answered(&refusal));
         }
-    }
-}
-
-/// How an HTTP connection ended, for the log's `close` line (a client's path cut short).
-pub(super) fn answered(refusal: &Refusal) -> String {
-    let text = refusal.to_string();
-    let text = match super::relay::clip(Some(&Value::String(text.clone()))) {
-        Value::String(s) => s,
-        _ => text,
-    };
-    match refusal {
-        Refusal::Read(None) => "the client closed the connection in the request head".into(),
-        _ => format!("answered {}: {text}", refusal.status()),
     }
 }
 

@@ -40,3 +40,25 @@ impl ProxyLog {
         let _ = sink.flush();
     }
 }
+
+/// The most characters of a client's string (a method, a session id) a log line quotes.
+pub(super) const LOG_CLIP: usize = 200;
+
+/// A member of a client's message as a log line quotes it: a string cut to [`LOG_CLIP`]
+/// characters (with how long it was), an object or a list as its kind and size, so that a log
+/// line stays small whatever the client sent.
+pub(super) fn clip(v: Option<&Value>) -> Value {
+    match v {
+        None => Value::Null,
+        Some(Value::String(s)) if s.chars().count() > LOG_CLIP => {
+            let head: String = s.chars().take(LOG_CLIP).collect();
+            Value::String(format!("{head}… ({} bytes)", s.len()))
+        }
+        Some(v @ (Value::Object(_) | Value::Array(_))) => {
+            let kind = if v.is_object() { "an object" } else { "a list" };
+            let size = serde_json::to_string(v).map_or(0, |t| t.len());
+            Value::String(format!("({kind} of {size} bytes)"))
+        }
+        Some(v) => v.clone(),
+    }
+}

@@ -19,6 +19,7 @@ use tungstenite::protocol::{Role, WebSocket, WebSocketConfig};
 use tungstenite::Message;
 
 use super::answer::{refuse, Refusal};
+use super::log::clip;
 use super::upstream::connect_upstream;
 use super::{Context, Slot};
 
@@ -136,28 +137,6 @@ const HELD_REMEMBERED: usize = 1024;
 /// The longest frame [`refusals_in`] reads as one of the policy's refusals (they hold an id,
 /// a session id and the refusal's text).
 const REFUSAL_MAX: usize = 4096;
-
-/// The most characters of a client's string (a method, a session id) a log line quotes.
-pub(super) const LOG_CLIP: usize = 200;
-
-/// A member of a client's message as a log line quotes it: a string cut to [`LOG_CLIP`]
-/// characters (with how long it was), an object or a list as its kind and size, so that a log
-/// line stays small whatever the client sent.
-pub(super) fn clip(v: Option<&Value>) -> Value {
-    match v {
-        None => Value::Null,
-        Some(Value::String(s)) if s.chars().count() > LOG_CLIP => {
-            let head: String = s.chars().take(LOG_CLIP).collect();
-            Value::String(format!("{head}… ({} bytes)", s.len()))
-        }
-        Some(v @ (Value::Object(_) | Value::Array(_))) => {
-            let kind = if v.is_object() { "an object" } else { "a list" };
-            let size = serde_json::to_string(v).map_or(0, |t| t.len());
-            Value::String(format!("({kind} of {size} bytes)"))
-        }
-        Some(v) => v.clone(),
-    }
-}
 
 /// The policy's refusals among `frames` (answers it gave to client commands, its refusal
 /// text in an error's message): (sessionId, id, message). Only called with a log.
@@ -317,7 +296,7 @@ pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, sl
     let context = &*slot.context;
     let Some(key) = head::header(&head.headers, "sec-websocket-key") else {
         refuse(&stream, &Refusal::NoKey);
-        return slot.ended(super::http::answered(&Refusal::NoKey));
+        return slot.ended(super::answer::answered(&Refusal::NoKey));
     };
     // The browser first: a client must not be told it is connected when nothing is behind.
     let upstream = match connect_upstream(context) {
@@ -325,7 +304,7 @@ pub(super) fn relay(mut stream: TcpStream, head: &RequestHead, rest: Vec<u8>, sl
         Err(why) => {
             let refusal = Refusal::Browser(why);
             refuse(&stream, &refusal);
-            return slot.ended(super::http::answered(&refusal));
+            return slot.ended(super::answer::answered(&refusal));
         }
     };
     let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
