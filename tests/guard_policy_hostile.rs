@@ -652,3 +652,30 @@ fn a_client_nests_sessions_at_most_64_deep() {
     );
     assert_eq!(out.verdict, Verdict::Forward);
 }
+
+#[test]
+fn a_clock_at_its_end_is_no_panic() {
+    // The embedder's clock is input too: a hold's deadline at u64::MAX ms overflowed (a panic
+    // in debug builds).
+    let config = Config {
+        hold_ms: u64::MAX,
+        ..Config::default()
+    };
+    let mut p = Policy::with_config(matcher(), config);
+    let start = p.start(u64::MAX);
+    let discover = own(&start, "Target.setDiscoverTargets").unwrap();
+    p.from_browser(
+        &json!({"id": discover["id"], "result": {}}).to_string(),
+        u64::MAX,
+    );
+    let info = page_info("T1");
+    let out = p.from_browser(
+        &json!({"method": "Target.attachedToTarget", "params": {"sessionId": "S1",
+            "targetInfo": info, "waitingForDebugger": false}})
+        .to_string(),
+        u64::MAX,
+    );
+    assert_eq!(out.verdict, Verdict::Hold);
+    // Time never passes it: the hold waits for its checks.
+    assert!(p.tick(u64::MAX).to_client.is_empty());
+}

@@ -27,7 +27,7 @@ impl Policy {
             hid,
             Hold {
                 waiting,
-                deadline: self.now + self.cfg.hold_ms,
+                deadline: self.now.saturating_add(self.cfg.hold_ms),
                 blocked: false,
                 reason: None,
                 session: session.to_string(),
