@@ -10,14 +10,12 @@
 //! not a target the client may see (a protected page, or a frame the policy cannot place), is
 //! cancelled by the policy (`Browser.cancelDownload`) and withheld, with its progress. The
 //! cancel races the download (a small file may be written before it arrives, measured on
-//! Chromium 156), so the folders the client chose become protected paths for the connection
-//! (paths.rs: no file input, drop or app launch reaches them or a folder above them), and so
-//! does the file the browser reports it wrote. A page may already hold the folder (a drop
-//! made before: a dropped folder is read when the page walks it, not when it is dropped), so
-//! the folders the client chooses for downloads and the paths it hands its pages are kept
-//! apart from the start: no file input, drop or app launch names a download folder, a file in
-//! one or a folder above one, and no download folder is chosen in or above a path a page was
-//! handed.
+//! Chromium 156), and a page may already hold the folder (a drop made before: a dropped
+//! folder is read when the page walks it, not when it is dropped), so the folders the client
+//! chooses for downloads and the paths it hands its pages are kept apart from the start: no
+//! file input, drop or app launch names a download folder, a file in one or a folder above
+//! one (nor the file the browser reports it wrote for a cancelled download), and no download
+//! folder is chosen in or above a path a page was handed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -168,13 +166,12 @@ impl Policy {
     fn remember_folder(&mut self, context: String, folder: Option<&str>) {
         match folder {
             Some(f) => {
+                // Past the bound a context's folder is not remembered here (only where cancels
+                // go: to every context then); it is kept from pages all the same.
                 if self.downloads.folders.len() < MAX_FOLDERS
                     || self.downloads.folders.contains_key(&context)
                 {
                     self.downloads.folders.insert(context, f.to_string());
-                } else {
-                    // Past the bound, the folder is protected at once (the safe side).
-                    self.paths.add(f);
                 }
             }
             None => {
@@ -195,9 +192,10 @@ impl Policy {
         let guid = params["guid"].as_str().unwrap_or_default().to_string();
         if method == "Browser.downloadProgress" {
             if self.downloads.cancelled.contains(&guid) {
-                // The cancel lost the race: the file the browser wrote is protected too.
+                // The cancel lost the race: the file the browser wrote is kept from pages too
+                // (in the client's folder it is already; in the user's, not otherwise).
                 if let Some(path) = params.get("filePath").and_then(Value::as_str) {
-                    self.paths.add(path);
+                    self.downloads.dirs.add(path);
                 }
                 return Some("a download the guard cancelled");
             }
@@ -237,11 +235,9 @@ impl Policy {
             let msg = self.own_command(ROOT, "Browser.cancelDownload", p, Own::Ignore);
             out.to_browser.push(msg);
         }
-        // Whatever the cancel does not stop lands in the client's folders: protected now.
-        let folders: Vec<String> = self.downloads.folders.values().cloned().collect();
-        for f in folders {
-            self.paths.add(&f);
-        }
+        // Whatever the cancel does not stop lands in a download folder, which no page is
+        // handed (see `overlap`); choosing the folder again is harmless (Playwright sets one
+        // folder for every context it makes).
         self.downloads.cancelled.insert(guid, ());
         Some("a protected download, cancelled")
     }

@@ -38,9 +38,10 @@ pub struct Footprint {
     pub held_bytes: usize,
     /// Out-of-process frames and the pages hosting them (and protected ones) remembered.
     pub frames: usize,
-    /// Download folders the client chose (per browser context, at most 256), downloads the
-    /// policy cancelled (at most [`Config::per_session`](super::Config::per_session)) and the
-    /// paths it protected after them (at most 1,024).
+    /// Download folders the client chose (per browser context, at most 256, and every one at
+    /// most 1,024), downloads the policy cancelled (at most
+    /// [`Config::per_session`](super::Config::per_session)) and paths handed to pages (at
+    /// most 1,024; past it, no new download folder is chosen).
     pub downloads: usize,
 }
 
@@ -79,7 +80,7 @@ impl Policy {
             held,
             held_bytes,
             frames: self.frame_hosts.len() + self.hosting.len(),
-            downloads: self.downloads.entries() + self.paths.added(),
+            downloads: self.downloads.entries(),
         }
     }
 }

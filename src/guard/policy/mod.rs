@@ -122,11 +122,10 @@
 //!   protected page, a frame the policy cannot place: one in its page's own process), is
 //!   cancelled (`Browser.cancelDownload`) and withheld with its progress. The cancel races the
 //!   download (a small file behind a redirect is written first, measured on Chromium 156), so
-//!   the client's download folders, and the file the browser reports, become protected paths
-//!   for the connection; and the folders the client chooses for downloads and the paths it hands
-//!   its pages (file inputs, drops, app launches) never overlap, whichever comes first (a
-//!   dropped folder is read when the page walks it, and a file input may name a file before it
-//!   is written). `Page.setDownloadBehavior` to a folder (which asks for no browser-wide events)
+//!   the folders the client chooses for downloads (and the file the browser reports it wrote
+//!   for a cancelled one) and the paths it hands its pages (file inputs, drops, app launches)
+//!   never overlap, whichever comes first (a dropped folder is read when the page walks it, and
+//!   a file input may name a file before it is written). `Page.setDownloadBehavior` to a folder (which asks for no browser-wide events)
 //!   is refused until a `Browser.setDownloadBehavior` has the policy watching downloads.
 //! - **The clipboard.** One clipboard serves the whole browser (every browser context: a
 //!   copy in one is read in a context made after it, measured on Chromium 156) and holds what
@@ -491,8 +490,7 @@ pub struct Policy {
     /// Targets hosting a frame on a protected origin (in another process, out of reach of
     /// their own session's interception).
     hosting: HashSet<String>,
-    /// The protected local paths ([`Config::protected_paths`]), resolved once, and the
-    /// download folders a protected download was cancelled into (downloads.rs).
+    /// The protected local paths ([`Config::protected_paths`]), resolved once.
     paths: paths::Protected,
     /// Download folders and cancelled downloads (downloads.rs).
     downloads: downloads::Downloads,
