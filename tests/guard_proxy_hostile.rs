@@ -254,6 +254,18 @@ fn hostile_clients_get_answers_or_closes_and_leave_nothing_behind() {
     let (code, why) = close_of(&mut ws).expect("a close frame");
     assert_eq!(code, CloseCode::Unsupported, "{why}");
 
+    // 6b. A text frame that is not UTF-8: closed 1007 with the reason (was dropped without a
+    // close frame).
+    drop(ws);
+    let mut ws = connect(&url);
+    frame(
+        &mut ws,
+        Frame::message(vec![b'{', 0xff, 0xfe, b'}'], OpCode::Data(Data::Text), true),
+    );
+    let (code, why) = close_of(&mut ws).expect("a close frame");
+    assert_eq!(code, CloseCode::Invalid, "{why}");
+    assert!(why.contains("not UTF-8"), "{why}");
+
     // 7. A frame the protocol forbids (a fragmented ping): closed as a protocol error.
     drop(ws);
     let mut ws = connect(&url);
@@ -322,10 +334,11 @@ fn hostile_clients_get_answers_or_closes_and_leave_nothing_behind() {
         .filter(|v| v["event"] == "close")
         .map(|v| v["why"].as_str().expect("a why on every close").to_string())
         .collect();
-    assert_eq!(whys.len(), 6, "{whys:#?}");
+    assert_eq!(whys.len(), 7, "{whys:#?}");
     for want in [
         "message too big",
         "a binary frame that is not UTF-8 JSON",
+        "a text frame that is not UTF-8",
         "WebSocket protocol error (Fragmented control frame)",
         "the client went away without closing",
     ] {

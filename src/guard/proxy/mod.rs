@@ -8,7 +8,8 @@
 //! upstream connection to the browser and one [`Policy`](super::policy::Policy); every frame either way goes through
 //! the policy, and only what it returns is sent on, in order. Bad client input gets a protocol
 //! error or a closed connection: text that is not JSON is answered by the policy, a binary
-//! frame that is not UTF-8 or a frame over the size limit closes the connection, and a client
+//! frame that is not UTF-8 (`1003`), a text frame that is not UTF-8 (`1007`) or a message over
+//! the size limit (`1009`) closes the connection with the reason, and a client
 //! that goes away mid-call closes its upstream connection. Nothing reaches the browser that the
 //! policy did not see, and nothing the client sends makes the proxy panic.
 //!

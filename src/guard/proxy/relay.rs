@@ -470,6 +470,15 @@ pub(super) fn client_loop(mut ws: WebSocket<ReadHalf>, relay: &Relay) {
                 );
                 break why;
             }
+            Received::Failed(tungstenite::Error::Utf8(e)) => {
+                let why = format!("a text frame that is not UTF-8 ({e})");
+                close(
+                    &relay.client,
+                    CloseCode::Invalid,
+                    &format!("slicc-browsers guard proxy: {why}"),
+                );
+                break why;
+            }
             Received::Failed(e) => break format!("the client connection ended ({e})"),
         };
         if let Err(e) = passed {
