@@ -204,6 +204,49 @@ fn chromium_protocol_errors_keep_code_and_message() {
     }
 }
 
+/// The launcher's browser keeps its files in its temporary profile: a download no client chose a
+/// folder for (Chromium's default, `~/Downloads` on Linux) lands in the profile's own home, not
+/// in the user's.
+#[test]
+fn chromium_downloads_by_default_into_its_own_home() {
+    let Some(browser) = chromium() else { return };
+    let cdp = connect(&browser);
+    let target = cdp
+        .send("Target.createTarget", json!({"url": "about:blank"}), None)
+        .expect("a tab");
+    let session = cdp
+        .attach(target["targetId"].as_str().expect("targetId"))
+        .expect("attaches");
+    let name = format!("slicc-launch-home-{}.txt", std::process::id());
+    let click = format!(
+        "const a = document.createElement('a'); a.href = 'data:text/plain,home'; \
+         a.download = '{name}'; document.body.appendChild(a); a.click(); 1"
+    );
+    cdp.send(
+        "Runtime.evaluate",
+        json!({"expression": click}),
+        Some(&session),
+    )
+    .expect("Runtime.evaluate");
+    let ours = browser.profile_dir().join("home/Downloads").join(&name);
+    let users = std::env::var_os("HOME").map(|h| Path::new(&h).join("Downloads").join(&name));
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !ours.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let leaked = users.as_ref().is_some_and(|p| p.exists());
+    if let Some(p) = users.as_ref().filter(|_| leaked) {
+        let _ = std::fs::remove_file(p);
+    }
+    assert!(!leaked, "the download went to the user's {users:?}");
+    assert_eq!(
+        std::fs::read_to_string(&ours).ok().as_deref(),
+        Some("home"),
+        "the download is in the profile's own home: {}",
+        ours.display()
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // A WebSocket server that misbehaves
 // ---------------------------------------------------------------------------------------------

@@ -144,7 +144,9 @@ impl std::fmt::Debug for Chromium {
 
 impl Chromium {
     /// Launches `program` headless, with every host of `hosts` resolved to
-    /// `127.0.0.1:<port>`, and waits (30 s at most) until it serves CDP.
+    /// `127.0.0.1:<port>`, and waits (30 s at most) until it serves CDP. The profile is a new
+    /// temporary folder, and so is the browser's `HOME` (inside it, with the `XDG_*` folders
+    /// unset): its default downloads, caches and settings stay out of the user's.
     pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, ChromiumError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
@@ -193,9 +195,23 @@ impl Chromium {
             DISABLED_FEATURES.join(",")
         ));
         argv.extend(extra);
+        // A home of its own inside the profile: Chromium's default download folder, its
+        // `~/.config` and `~/.cache` (and an NSS database) are the user's otherwise, and a
+        // download that lands after a client let go of the browser (Chromium then goes back
+        // to its default, `~/Downloads` on Linux) would be written there.
+        let home = dir.join("home");
+        std::fs::create_dir_all(&home).map_err(|source| ChromiumError::ProfileDir {
+            dir: home.clone(),
+            source,
+        })?;
         let mut command = std::process::Command::new(program);
         command
             .args(&argv)
+            .env("HOME", &home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("XDG_DOWNLOAD_DIR")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
