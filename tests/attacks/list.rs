@@ -2488,7 +2488,12 @@ fn auto_attach_webui(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     sleep(500);
-    deep_text_holds_secret(ctx, &s, "chrome://history in an internal target", 8000)
+    deep_text_holds_secret(
+        ctx,
+        &s,
+        "chrome://history in an internal target",
+        HISTORY_MS,
+    )
 }
 
 fn coverage_same_site(ctx: &Ctx) -> Res {
