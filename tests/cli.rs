@@ -98,3 +98,26 @@ fn every_guard_subcommand_has_help_and_refuses_unknown_arguments() {
         assert!(o.stdout.is_empty(), "guard {sub}");
     }
 }
+
+#[test]
+fn guard_help_indents_every_subcommand_alike() {
+    let o = cli(&["guard", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let subcommands: Vec<&str> = out
+        .lines()
+        // A usage line, not a description that mentions a subcommand (those are indented deep).
+        .filter(|l| l.trim_start().starts_with("guard ") && l.len() - l.trim_start().len() < 8)
+        .collect();
+    for sub in ["fixture", "proxy", "selftest", "run", "certify"] {
+        assert!(
+            subcommands
+                .iter()
+                .any(|l| l.trim_start().starts_with(&format!("guard {sub} "))),
+            "guard {sub} in {out}"
+        );
+    }
+    for line in subcommands {
+        assert!(line.starts_with("  guard "), "indented by two: {line:?}");
+    }
+}

@@ -22,8 +22,8 @@ use slicc_browsers::vectors::Vectors;
 use crate::args::Args;
 
 /// The usage lines of `guard selftest` and `guard run`.
-pub const USAGE: &str = "\
-  guard selftest [--vectors FILE] [--origins <map.json>] [--target T]... [--variant V]...
+pub const USAGE: &str =
+    "  guard selftest [--vectors FILE] [--origins <map.json>] [--target T]... [--variant V]...
                  [--id ID]... [--parallel N] [--strict] [--json] [--chromium PATH]
                  [--records DIR]
                       run every runnable vector in headless Chromium with no guard: a row
