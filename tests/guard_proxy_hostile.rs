@@ -13,7 +13,6 @@ mod proxy_common;
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -22,7 +21,7 @@ use tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
 use tungstenite::protocol::frame::Frame;
 use tungstenite::Message;
 
-use proxy_common::{call, counts, eventually, Ws};
+use proxy_common::{call, counts, eventually, Sink, Ws};
 
 /// A stand-in browser: a WebSocket server at `ws://127.0.0.1:<port>/devtools/browser/fake`
 /// answering each command `{"id": n, "result": {}}` (on its session), one thread per
@@ -54,26 +53,6 @@ fn fake_browser() -> String {
         }
     });
     format!("ws://127.0.0.1:{port}/devtools/browser/fake")
-}
-
-/// A log sink the test can read.
-#[derive(Clone, Default)]
-struct Sink(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sink {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).to_string()
-    }
 }
 
 fn connect(url: &str) -> Ws {

@@ -19,11 +19,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions, DEFAULT_MAX_CONNECTIONS};
 use tungstenite::Message;
 
-use proxy_common::{call, counts, eventually, handshake_with_frame, http_get};
+use proxy_common::{call, counts, eventually, handshake_with_frame, http_get, Sink};
 
 /// A stand-in for a browser's DevTools HTTP endpoint that answers `/json/version` and
 /// `/json/list` with whatever the test puts in `answers`.
@@ -71,29 +71,6 @@ impl FakeEndpoint {
 
     fn answer(&self, version: &[u8], list: &[u8]) {
         *self.answers.lock().unwrap() = (version.to_vec(), list.to_vec());
-    }
-}
-
-/// A log sink the test can read.
-#[derive(Clone, Default)]
-struct Sink(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Sink {
-    fn lines(&self) -> Vec<Value> {
-        String::from_utf8_lossy(&self.0.lock().unwrap())
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
     }
 }
 

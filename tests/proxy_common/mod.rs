@@ -1,10 +1,12 @@
 //! Helpers the `guard proxy` tests share (tests/guard_proxy.rs, tests/guard_proxy_robust.rs,
-//! tests/guard_clients.rs): raw HTTP on a socket, a bare synchronous CDP call over tungstenite,
-//! waiting for a condition, and the process's thread and descriptor counts.
+//! tests/guard_proxy_hostile.rs, tests/guard_clients.rs): raw HTTP on a socket, a bare
+//! synchronous CDP call over tungstenite, waiting for a condition, the process's thread and
+//! descriptor counts, and a log sink.
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -131,4 +133,36 @@ pub fn handshake_with_frame(ws_url: &str, frame: &[u8], until: &str) -> String {
         String::from_utf8_lossy(&got).contains(until)
     });
     String::from_utf8_lossy(&got).to_string()
+}
+
+/// A `guard proxy --log` sink the test can read.
+#[derive(Clone, Default)]
+pub struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    /// Everything written so far, as text.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).to_string()
+    }
+
+    /// The lines written so far that are JSON.
+    pub fn lines(&self) -> Vec<Value> {
+        self.text()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
 }
