@@ -298,8 +298,11 @@ async function puppeteer(step, base) {
       await p.goto(`${base}/page`);
       await p.click('#dl');
       const file = path.join(dir, 'file.txt');
-      for (let i = 0; i < 200 && !fs.existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
-      if (!fs.existsSync(file)) throw new Error('no file.txt in the download folder');
+      // Chromium reserves the name with an empty file.txt while the bytes go to a .crdownload
+      // file, then renames that onto it: only a non-empty file.txt is the finished download.
+      const done = () => fs.existsSync(file) && fs.statSync(file).size > 0;
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+      if (!done()) throw new Error('no finished file.txt in the download folder');
       const body = fs.readFileSync(file, 'utf8');
       await c.close();
       return body;
