@@ -226,6 +226,11 @@ fn a_tab_whose_first_document_is_under_way_is_attached_only_once_it_commits() {
 }
 
 #[test]
+fn an_answer_that_waited_behind_a_hold_keeps_its_words() {
+    assert!(run_trace("held-errors.jsonl") > 10);
+}
+
+#[test]
 fn renderer_wide_overrides_stay_off_a_protected_origins_site() {
     assert!(run_trace("renderer-wide.jsonl") > 25);
 }

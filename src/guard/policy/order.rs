@@ -184,6 +184,11 @@ impl Policy {
                 .get(&key)
                 .is_none_or(|s| s.closed || self.hidden(&s.target));
         if gone {
+            // "No such session" (the policy's own answer to a session nobody has, or
+            // Chromium's) carries nothing of a page: it keeps its words.
+            if no_such_session(&v) {
+                return frame;
+            }
             return self.refusal_frame(&key, &id, self.m.refusal());
         }
         if let Some(items) = v
@@ -201,6 +206,16 @@ impl Policy {
             Ok(_) => v.to_string(),
         }
     }
+}
+
+/// Whether `v` is an answer saying its session does not exist, in Chromium's words (-32001),
+/// and nothing else.
+fn no_such_session(v: &Value) -> bool {
+    v.get("result").is_none()
+        && v.pointer("/error/code").and_then(Value::as_i64) == Some(-32001)
+        && v.pointer("/error/message").and_then(Value::as_str)
+            == Some("Session with given id not found.")
+        && v["error"].as_object().is_some_and(|e| e.len() == 2)
 }
 
 impl Policy {
