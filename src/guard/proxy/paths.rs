@@ -29,57 +29,114 @@ fn in_proc(p: &Path) -> bool {
     c.next() == Some(Component::RootDir) && c.next() == Some(Component::Normal("proc".as_ref()))
 }
 
+/// What the walk of [`resolve`] knows of one component of the path resolved so far.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    /// It exists and is no link: its identity (from the walk's own `lstat`).
+    Known((u64, u64)),
+    /// Nothing is there (or it cannot be looked up): neither is anything below it.
+    Missing,
+    /// Taken as it is, after a missing component (`..` may have led back to existing folders).
+    Unknown,
+}
+
 /// Resolves `path` component by component, as the kernel does: each symbolic link is
 /// replaced by its target (relative to its folder), `..` goes up from what is resolved so far;
 /// once a component does not exist the rest is taken as it is. A path that passes through
 /// `/proc` is [`Resolved::Indirect`].
+///
+/// The identities come from the walk's own `lstat` of each component (a component that is no
+/// link has the same identity either way); only folders taken as they are after a missing
+/// component are looked up again, from the root down, and the first that is not there ends the
+/// look-ups (nothing below a missing folder exists). So a string with a missing first
+/// component (`//div`, `/api/v1/x`, a script opening with `/*`) costs two look-ups, and a
+/// long one costs time linear in its length.
 #[cfg(unix)]
 fn resolve(path: &Path) -> Resolved {
     use std::os::unix::fs::MetadataExt;
     if !path.is_absolute() {
         return Resolved::Unknown;
     }
+    let id = |m: std::fs::Metadata| (m.dev(), m.ino());
     let mut todo: VecDeque<OsString> = parts(path);
     let mut done = PathBuf::from("/");
+    // What is known of each component of `done`, in order.
+    let mut seen: Vec<Seen> = Vec::new();
     let mut links = 0;
     let mut exists = true;
     while let Some(part) = todo.pop_front() {
         if part == ".." {
-            done.pop();
+            if done.pop() {
+                seen.pop();
+            }
             continue;
         }
-        let next = done.join(&part);
+        done.push(&part);
         if exists {
-            match std::fs::symlink_metadata(&next) {
+            match std::fs::symlink_metadata(&done) {
                 Ok(m) if m.file_type().is_symlink() => {
                     links += 1;
-                    let Ok(target) = std::fs::read_link(&next) else {
+                    let Ok(target) = std::fs::read_link(&done) else {
                         return Resolved::Unknown;
                     };
                     if links > MAX_LINKS {
                         return Resolved::Unknown;
                     }
+                    done.pop();
                     if target.is_absolute() {
                         done = PathBuf::from("/");
+                        seen.clear();
                     }
                     for p in parts(&target).into_iter().rev() {
                         todo.push_front(p);
                     }
                     continue;
                 }
-                Ok(_) => {}
-                Err(_) => exists = false,
+                Ok(m) => seen.push(Seen::Known(id(m))),
+                Err(_) => {
+                    exists = false;
+                    seen.push(Seen::Missing);
+                }
             }
+        } else {
+            seen.push(Seen::Unknown);
         }
-        done = next;
         if in_proc(&done) {
             return Resolved::Indirect;
         }
     }
-    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let root = std::fs::metadata("/").ok().map(id);
+    // The root itself (`/`, `/a/..`): no folder above it.
+    let Some((&last, folders)) = seen.split_last() else {
+        return Resolved::Real {
+            id: if exists { root } else { None },
+            above: Vec::new(),
+            path: done.to_string_lossy().into_owned(),
+        };
+    };
+    // The identities of `done`'s folders, the root first (then reversed: the nearest first).
+    let mut above: Vec<(u64, u64)> = root.into_iter().collect();
+    let mut folder = PathBuf::from("/");
+    for (part, s) in done.iter().skip(1).zip(folders) {
+        folder.push(part);
+        match s {
+            Seen::Known(known) => above.push(*known),
+            Seen::Missing => break,
+            Seen::Unknown => match std::fs::metadata(&folder) {
+                Ok(m) => above.push(id(m)),
+                Err(_) => break,
+            },
+        }
+    }
+    above.reverse();
+    let own = match last {
+        Seen::Known(known) if exists => Some(known),
+        _ => None,
+    };
     Resolved::Real {
-        id: if exists { id(&done) } else { None },
-        above: done.ancestors().skip(1).filter_map(id).collect(),
+        id: own,
+        above,
         path: done.to_string_lossy().into_owned(),
     }
 }
@@ -122,6 +179,192 @@ mod tests {
             Resolved::Real { path, id, above } => (path, id, above),
             other => panic!("not resolved: {other:?}"),
         }
+    }
+
+    /// The resolver as it was before it took identities from its own walk (7th session,
+    /// 56209ea): every folder above looked up again, paths joined anew at each step. Kept as
+    /// the reference the faster one must agree with.
+    fn reference(path: &Path) -> Resolved {
+        use std::os::unix::fs::MetadataExt;
+        if !path.is_absolute() {
+            return Resolved::Unknown;
+        }
+        let mut todo: VecDeque<OsString> = parts(path);
+        let mut done = PathBuf::from("/");
+        let mut links = 0;
+        let mut exists = true;
+        while let Some(part) = todo.pop_front() {
+            if part == ".." {
+                done.pop();
+                continue;
+            }
+            let next = done.join(&part);
+            if exists {
+                match std::fs::symlink_metadata(&next) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        links += 1;
+                        let Ok(target) = std::fs::read_link(&next) else {
+                            return Resolved::Unknown;
+                        };
+                        if links > MAX_LINKS {
+                            return Resolved::Unknown;
+                        }
+                        if target.is_absolute() {
+                            done = PathBuf::from("/");
+                        }
+                        for p in parts(&target).into_iter().rev() {
+                            todo.push_front(p);
+                        }
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err(_) => exists = false,
+                }
+            }
+            done = next;
+            if in_proc(&done) {
+                return Resolved::Indirect;
+            }
+        }
+        let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        Resolved::Real {
+            id: if exists { id(&done) } else { None },
+            above: done.ancestors().skip(1).filter_map(id).collect(),
+            path: done.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// A folder with a profile, an upload and links of every kind: into the profile (absolute,
+    /// relative, chained, to a file), up, to the root, through /proc and /dev/fd, a loop, a
+    /// dangling one. Returns the temporary folder and its resolved path.
+    fn tree() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let default = base.join("profile/Default");
+        std::fs::create_dir_all(default.join("Local Storage/leveldb")).unwrap();
+        std::fs::write(default.join("Cookies"), "x").unwrap();
+        std::fs::write(default.join("Local Storage/leveldb/000003.log"), "x").unwrap();
+        std::fs::create_dir_all(base.join("PROFILE")).unwrap();
+        std::fs::write(base.join("upload.txt"), "y").unwrap();
+        let links = base.join("links");
+        std::fs::create_dir_all(&links).unwrap();
+        let link = |target: &Path, name: &str| {
+            std::os::unix::fs::symlink(target, links.join(name)).unwrap()
+        };
+        link(&default, "abs");
+        link(Path::new("../profile/Default"), "rel");
+        link(Path::new("abs"), "chain");
+        link(Path::new(".."), "up");
+        link(Path::new("/"), "root");
+        link(Path::new("/proc/self/cwd"), "proc");
+        link(Path::new("/dev/fd"), "devfd");
+        link(Path::new("loop"), "loop");
+        link(Path::new("nowhere/x"), "dangling");
+        link(Path::new("../profile/Default/Cookies"), "file");
+        link(Path::new("."), "self");
+        link(Path::new("../upload.txt"), "toupload");
+        (tmp, base)
+    }
+
+    #[test]
+    fn the_walk_agrees_with_the_reference_resolver() {
+        let (_tmp, base) = tree();
+        let long = "x".repeat(300);
+        let pieces = [
+            "links/abs",
+            "links/rel",
+            "links/chain",
+            "links/up",
+            "links/root",
+            "links/proc",
+            "links/devfd",
+            "links/loop",
+            "links/dangling",
+            "links/file",
+            "links/self",
+            "links/toupload",
+            "links",
+            "profile/Default",
+            "profile",
+            "PROFILE",
+            "Default",
+            "Cookies",
+            "Local Storage/leveldb",
+            "upload.txt",
+            "missing",
+            "missing/..",
+            "Default/..",
+            "..",
+            ".",
+            "",
+            "tmp",
+            "dev",
+            long.as_str(),
+        ];
+        let starts = [base.display().to_string(), String::new(), "/tmp".into()];
+        let mut cases: Vec<String> = [
+            "/",
+            "/..",
+            "//",
+            "/missing/..",
+            "/proc/self/root/tmp",
+            "/dev/fd/0",
+            "//div[@id='x']",
+            "/^a\\/b$/i",
+            "/api/v1/items/3/details",
+            "relative/x",
+            "\\tmp\\profile",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for via in [
+            "missing/../links/abs/Cookies",
+            "missing/../links/abs",
+            "links/abs/../Default/Cookies",
+            "links/up/profile/Default/Cookies",
+            "links/chain/missing/../Cookies",
+            "upload.txt/x",
+            "links/toupload/x",
+            "links/file",
+        ] {
+            cases.push(format!("{}/{via}", base.display()));
+        }
+        // Seeded, so a failure names its case (xorshift64*).
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        };
+        for n in 0..3000 {
+            let mut p = starts[next(starts.len())].clone();
+            // A few long ones: past PATH_MAX, thousands of components.
+            let count = if n % 600 == 0 { 1500 } else { next(8) };
+            for _ in 0..count {
+                p.push_str(["/", "//"][usize::from(next(5) == 0)]);
+                p.push_str(pieces[next(pieces.len())]);
+            }
+            if p.is_empty() {
+                p.push('/');
+            }
+            cases.push(p);
+        }
+        let (mut real, mut into) = (0, 0);
+        for case in &cases {
+            let (got, want) = (resolve(Path::new(case)), reference(Path::new(case)));
+            assert_eq!(got, want, "{case}");
+            if let Resolved::Real { path, .. } = &got {
+                real += 1;
+                into += usize::from(path.starts_with(&base.join("profile").display().to_string()));
+            }
+        }
+        // The generator reaches the profile, through links too, and not only there.
+        assert!(
+            real > 1000 && into > 200,
+            "{real} resolved, {into} into the profile"
+        );
     }
 
     #[test]
@@ -209,5 +452,154 @@ mod tests {
         assert_eq!(run(true, &upload), Verdict::Forward);
         // Lexically the link is no file in the profile: the proxy's view is what sees it.
         assert_eq!(run(false, &link), Verdict::Forward);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod policy_tests {
+    //! The policy with the proxy's view, on commands: what must stay refused however cheaply
+    //! it is judged.
+    use super::FsPaths;
+    use crate::guard::policy::{Config, Policy, Verdict, RESERVED_IDS};
+    use serde_json::{json, Value};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// A started policy protecting `profile` with [`FsPaths`].
+    fn policy(profile: &Path) -> Policy {
+        let matcher = crate::protected::Matcher::new(
+            &crate::catalog::shared_catalog().protected_origins,
+            &[] as &[&str],
+        )
+        .unwrap();
+        let config = Config {
+            protected_paths: vec![profile.display().to_string()],
+            local_paths: Some(Arc::new(FsPaths)),
+            ..Config::default()
+        };
+        let mut policy = Policy::with_config(matcher, config);
+        policy.start(0);
+        let id = RESERVED_IDS.start();
+        policy.from_browser(&format!(r#"{{"id":{id},"result":{{}}}}"#), 1);
+        policy
+    }
+
+    /// The verdict on `method` with `params` (answered when forwarded, so ids never pile up).
+    fn verdict(policy: &mut Policy, method: &str, params: Value) -> Verdict {
+        let out = policy.from_client(
+            &json!({"id": 7, "method": method, "params": params}).to_string(),
+            2,
+        );
+        if out.verdict == Verdict::Forward {
+            policy.from_browser(r#"{"id":7,"result":{}}"#, 3);
+        }
+        out.verdict
+    }
+
+    /// `path` offered to a page (a file input) and named in a script's arguments.
+    fn both(policy: &mut Policy, path: &str) -> (Verdict, Verdict) {
+        let offered = verdict(
+            policy,
+            "DOM.setFileInputFiles",
+            json!({"nodeId": 3, "files": [path]}),
+        );
+        let named = verdict(
+            policy,
+            "Runtime.callFunctionOn",
+            json!({"functionDeclaration": "(p) => p", "executionContextId": 1,
+                "arguments": [{"value": "//div"}, {"value": path}]}),
+        );
+        (offered, named)
+    }
+
+    #[test]
+    fn a_link_made_after_the_start_is_seen_at_the_next_command() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let profile = base.join("profile");
+        std::fs::create_dir_all(profile.join("Default")).unwrap();
+        std::fs::write(profile.join("Default/Cookies"), "x").unwrap();
+        std::fs::create_dir_all(base.join("other")).unwrap();
+        let mut p = policy(&profile);
+        let via = base.join("later/Default/Cookies").display().to_string();
+        assert_eq!(both(&mut p, &via), (Verdict::Forward, Verdict::Forward));
+        // The link appears: the same strings are refused.
+        std::os::unix::fs::symlink(&profile, base.join("later")).unwrap();
+        assert_eq!(both(&mut p, &via), (Verdict::Refuse, Verdict::Refuse));
+        // A folder above the link, with it in place: a drop holding the profile.
+        let dropped = json!({"type": "drop", "x": 1, "y": 1,
+            "data": {"items": [], "files": [base.join("later").display().to_string()], "dragOperationsMask": 1}});
+        assert_eq!(
+            verdict(&mut p, "Input.dispatchDragEvent", dropped.clone()),
+            Verdict::Refuse
+        );
+        // It goes elsewhere: nothing kept from before.
+        std::fs::remove_file(base.join("later")).unwrap();
+        std::os::unix::fs::symlink(base.join("other"), base.join("later")).unwrap();
+        assert_eq!(both(&mut p, &via), (Verdict::Forward, Verdict::Forward));
+        // A folder of the path made a link later (not its last component).
+        std::fs::create_dir_all(base.join("deep/a")).unwrap();
+        let deep = base.join("deep/a/b/Default/Cookies").display().to_string();
+        assert_eq!(both(&mut p, &deep), (Verdict::Forward, Verdict::Forward));
+        std::os::unix::fs::symlink(&profile, base.join("deep/a/b")).unwrap();
+        assert_eq!(both(&mut p, &deep), (Verdict::Refuse, Verdict::Refuse));
+    }
+
+    #[test]
+    fn links_dotdot_case_proc_and_backslashes_in_any_string() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let profile = base.join("profile");
+        std::fs::create_dir_all(profile.join("Default")).unwrap();
+        std::fs::write(profile.join("Default/Cookies"), "x").unwrap();
+        std::fs::write(base.join("upload.txt"), "y").unwrap();
+        std::os::unix::fs::symlink(profile.join("Default"), base.join("link")).unwrap();
+        std::os::unix::fs::symlink(&profile, base.join("plink")).unwrap();
+        std::os::unix::fs::symlink("/proc/self/cwd", base.join("procl")).unwrap();
+        let mut p = policy(&profile);
+        let at = |s: &str| format!("{}/{s}", base.display());
+        // Into the profile: through a link, `..` after a link (from where it leads), a link
+        // after a missing folder and `..` (the resolver's reading), case and separators.
+        for inside in [
+            at("link/Cookies"),
+            at("link/../Default/Cookies"),
+            at("missing/../plink/Default/Cookies"),
+            at("link//./Cookies"),
+            at("PROFILE/Default/Cookies").to_uppercase(),
+            format!("/{}//profile/Default/../Default/Cookies", base.display()),
+        ] {
+            assert_eq!(
+                both(&mut p, &inside),
+                (Verdict::Refuse, Verdict::Refuse),
+                "{inside}"
+            );
+        }
+        // Another process's view: refused when handed to a page.
+        for unplaced in [
+            format!("/proc/self/root{}/Default/Cookies", profile.display()),
+            "/dev/fd/3".to_string(),
+            at("procl/x"),
+            "\\tmp\\profile\\Default\\Cookies".to_string(),
+        ] {
+            let offered = verdict(
+                &mut p,
+                "DOM.setFileInputFiles",
+                json!({"nodeId": 3, "files": [unplaced]}),
+            );
+            assert_eq!(offered, Verdict::Refuse, "{unplaced}");
+        }
+        // Neither inside nor holding: forwarded both ways.
+        for ordinary in [
+            at("upload.txt"),
+            at("link/../../upload.txt"),
+            at("profile-other/x"),
+            "//div[@class='a']//span".to_string(),
+        ] {
+            assert_eq!(
+                both(&mut p, &ordinary),
+                (Verdict::Forward, Verdict::Forward),
+                "{ordinary}"
+            );
+        }
     }
 }
