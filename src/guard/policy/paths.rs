@@ -11,6 +11,7 @@
 //! spells one folder many ways; on a case-sensitive one this only protects more). The policy
 //! does no I/O itself: without a [`LocalPaths`] it judges the lexical form alone.
 
+use std::borrow::Cow;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,6 +44,13 @@ pub trait LocalPaths: std::fmt::Debug + Send + Sync {
     /// What `path` (absolute, as the client gave it: `.` and `..` still in it) is on the
     /// browser's machine.
     fn resolve(&self, path: &str) -> Resolved;
+
+    /// What each of `paths` is, in order: one command's strings, judged at one moment. The
+    /// answers must be what [`LocalPaths::resolve`] gives for each; a resolver may share its
+    /// look-ups among them (the default resolves each on its own).
+    fn resolve_all(&self, paths: &[&str]) -> Vec<Resolved> {
+        paths.iter().map(|p| self.resolve(p)).collect()
+    }
 }
 
 /// How a command uses a path.
@@ -227,30 +235,36 @@ impl Protected {
 
     /// Why `raw`, used as `use_`, is refused; `None` when it may go.
     pub(super) fn judge(&self, raw: &str, use_: Use) -> Option<&'static str> {
-        let Some(lex) = lexical(raw) else {
-            // Named strings are any text: only absolute paths are judged.
-            return (use_ != Use::Named).then_some(UNPLACED_WHY);
+        let lex = match placed(raw, use_) {
+            Ok(lex) => lex,
+            Err(why) => return why,
         };
-        if use_ != Use::Named {
-            let text = lex.to_string_lossy().to_lowercase();
-            if INDIRECT
-                .iter()
-                .any(|p| text == *p || text.starts_with(&format!("{p}/")))
-            {
-                return Some(UNPLACED_WHY);
-            }
-        }
-        let mut forms = vec![fold(&lex)];
-        let (mut own, mut ids) = (None, Vec::new());
         // The path as given: the kernel reads `..` after a link from where the link leads,
         // not lexically (`/a/link/../x` is `x` beside the link's target).
-        match self.local.as_ref().map(|l| l.resolve(raw)) {
+        let resolved = self.local.as_ref().map(|l| l.resolve(raw));
+        self.judge_forms(&lex, resolved.as_ref(), use_)
+    }
+
+    /// Why a path of lexical form `lex`, resolved by the caller to `resolved` (`None`: not
+    /// asked), used as `use_`, is refused.
+    fn judge_forms(
+        &self,
+        lex: &Path,
+        resolved: Option<&Resolved>,
+        use_: Use,
+    ) -> Option<&'static str> {
+        let mut forms = vec![fold(lex)];
+        let (mut own, mut ids) = (None, Vec::new());
+        match resolved {
             Some(Resolved::Real { path, id, above }) => {
-                if let Some(real) = lexical(&path) {
-                    forms.push(fold(&real));
+                // The same path (no link on the way) adds no form.
+                if Path::new(path) != lex {
+                    if let Some(real) = lexical(path) {
+                        forms.push(fold(&real));
+                    }
                 }
-                own = id;
-                ids = id.into_iter().chain(above).collect();
+                own = *id;
+                ids = id.iter().chain(above).copied().collect();
             }
             Some(Resolved::Indirect) if use_ != Use::Named => return Some(UNPLACED_WHY),
             _ => {}
@@ -292,20 +306,62 @@ impl Protected {
             return found;
         }
         // Any other absolute path or file: URL in any command (a parameter this list does not
-        // know yet).
-        let mut found = None;
+        // know yet). Only the inside rule applies to these: each is judged lexically first,
+        // then the rest are resolved together (one command's look-ups shared), in batches.
+        let mut named: Vec<Cow<'_, str>> = Vec::new();
         strings(params, &mut |s| {
-            if found.is_some() {
-                return;
-            }
             if s.starts_with(['/', '\\']) || windows_absolute(s) {
-                found = self.judge(s, Use::Named);
+                named.push(Cow::Borrowed(s));
             } else if let Some(p) = file_url_path(s) {
-                found = self.judge(&p, Use::Named);
+                named.push(Cow::Owned(p));
             }
         });
-        found
+        for batch in named.chunks(NAMED_BATCH) {
+            let mut left: Vec<(&str, PathBuf)> = Vec::new();
+            for raw in batch {
+                let Ok(lex) = placed(raw, Use::Named) else {
+                    continue;
+                };
+                if let Some(why) = self.judge_forms(&lex, None, Use::Named) {
+                    return Some(why);
+                }
+                left.push((raw, lex));
+            }
+            let Some(local) = &self.local else {
+                continue;
+            };
+            let raws: Vec<&str> = left.iter().map(|(raw, _)| *raw).collect();
+            for ((_, lex), resolved) in left.iter().zip(local.resolve_all(&raws)) {
+                if let Some(why) = self.judge_forms(lex, Some(&resolved), Use::Named) {
+                    return Some(why);
+                }
+            }
+        }
+        None
     }
+}
+
+/// Named strings resolved together at most (bounds what one call keeps).
+const NAMED_BATCH: usize = 1024;
+
+/// `raw`'s lexical form when the policy judges it as `use_`; else whether it is refused
+/// unjudged (`Some` reason: it cannot be placed) or goes (`None`: a named string that is no
+/// absolute path).
+fn placed(raw: &str, use_: Use) -> Result<PathBuf, Option<&'static str>> {
+    let Some(lex) = lexical(raw) else {
+        // Named strings are any text: only absolute paths are judged.
+        return Err((use_ != Use::Named).then_some(UNPLACED_WHY));
+    };
+    if use_ != Use::Named {
+        let text = lex.to_string_lossy().to_lowercase();
+        if INDIRECT
+            .iter()
+            .any(|p| text == *p || text.starts_with(&format!("{p}/")))
+        {
+            return Err(Some(UNPLACED_WHY));
+        }
+    }
+    Ok(lex)
 }
 
 /// Calls `f` on every path `method`'s parameters name where [`PATH_PARAMS`] says, with its use.
@@ -328,7 +384,7 @@ fn windows_absolute(s: &str) -> bool {
 }
 
 /// Calls `f` on every string in `v`, depth first.
-fn strings(v: &Value, f: &mut dyn FnMut(&str)) {
+fn strings<'a>(v: &'a Value, f: &mut dyn FnMut(&'a str)) {
     match v {
         Value::String(s) => f(s),
         Value::Array(items) => items.iter().for_each(|i| strings(i, f)),
@@ -469,5 +525,174 @@ mod tests {
             none.command("DOM.setFileInputFiles", &json!({"files": ["rel"]})),
             None
         );
+    }
+}
+
+#[cfg(all(test, not(windows)))]
+mod batched {
+    //! Named strings judged lexically first, then resolved in batches, against each string
+    //! judged on its own (as before).
+    use super::*;
+    use serde_json::json;
+
+    /// A made-up file system: `/x/link…` leads into the profile (`/p`), `/x/bind…` is a
+    /// folder with the profile's identity, `/x/proc…` goes through `/proc`, `/x/real…` is
+    /// itself; anything else is unknown. Counts the paths it is asked about one by one and in
+    /// batches.
+    #[derive(Debug, Default)]
+    struct Fake {
+        single: std::sync::atomic::AtomicUsize,
+        batched: std::sync::atomic::AtomicUsize,
+    }
+
+    impl LocalPaths for Fake {
+        fn resolve(&self, path: &str) -> Resolved {
+            self.single
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if let Some(rest) = path.strip_prefix("/x/link") {
+                Resolved::Real {
+                    path: format!("/p/{rest}"),
+                    id: None,
+                    above: vec![(1, 1)],
+                }
+            } else if path.starts_with("/x/bind") {
+                Resolved::Real {
+                    path: path.to_string(),
+                    id: Some((1, 2)),
+                    above: vec![(1, 1), (1, 10)],
+                }
+            } else if path.starts_with("/x/proc") {
+                Resolved::Indirect
+            } else if path.starts_with("/x/real") {
+                Resolved::Real {
+                    path: path.to_string(),
+                    id: None,
+                    above: vec![(1, 10)],
+                }
+            } else {
+                Resolved::Unknown
+            }
+        }
+
+        fn resolve_all(&self, paths: &[&str]) -> Vec<Resolved> {
+            self.batched
+                .fetch_add(paths.len(), std::sync::atomic::Ordering::Relaxed);
+            let got = paths.iter().map(|p| self.resolve(p)).collect();
+            self.single
+                .fetch_sub(paths.len(), std::sync::atomic::Ordering::Relaxed);
+            got
+        }
+    }
+
+    /// The profile `/p` with identity (1, 1) under a root (1, 10).
+    fn protected(fake: Arc<Fake>) -> Protected {
+        let mut p = Protected::new(&["/p".to_string()], None);
+        p.dirs[0].id = Some((1, 1));
+        p.dirs[0].chain = vec![(1, 1), (1, 10)];
+        p.local = Some(fake);
+        p
+    }
+
+    /// How `command` judged named strings before batching: each string on its own.
+    fn before(p: &Protected, method: &str, params: &Value) -> Option<&'static str> {
+        let mut found = None;
+        each_path(method, params, &mut |s, use_| {
+            if found.is_none() {
+                found = p.judge(s, use_);
+            }
+        });
+        if found.is_some() {
+            return found;
+        }
+        strings(params, &mut |s| {
+            if found.is_some() {
+                return;
+            }
+            if s.starts_with(['/', '\\']) || windows_absolute(s) {
+                found = p.judge(s, Use::Named);
+            } else if let Some(path) = file_url_path(s) {
+                found = p.judge(&path, Use::Named);
+            }
+        });
+        found
+    }
+
+    #[test]
+    fn named_strings_are_judged_as_each_on_its_own() {
+        let fake = Arc::new(Fake::default());
+        let p = protected(fake.clone());
+        let pieces = [
+            "/x/link/Cookies",
+            "/x/linkage",
+            "/x/bind/Cookies",
+            "/x/proc/self/root/p/x",
+            "/x/real/y",
+            "/p/Default/Cookies",
+            "/P/../p",
+            "//div",
+            "/^a$/",
+            "\\p\\x",
+            "C:\\p",
+            "file:///x/link/Cookies",
+            "file:///p/x%20y",
+            "file:relative",
+            "text",
+            "/pp/x",
+            "/x/real/../../p/q",
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        };
+        let (mut refused, mut runs) = (0, 0);
+        for _ in 0..3000 {
+            // Up to 3000 strings, past one batch, nested in objects and arrays.
+            let n = if next(50) == 0 {
+                2000 + next(1000)
+            } else {
+                next(6)
+            };
+            let mut items = Vec::new();
+            for _ in 0..n {
+                // Mostly strings that go, so that one refusing string decides.
+                let s = if next(8) == 0 {
+                    pieces[next(pieces.len())]
+                } else {
+                    pieces[7 + next(3)]
+                };
+                items.push(match next(3) {
+                    0 => json!({"value": s}),
+                    1 => json!([s, 1]),
+                    _ => json!(s),
+                });
+            }
+            let method = ["Runtime.callFunctionOn", "DOM.setFileInputFiles"][next(2)];
+            let file = ["/x/real/upload", pieces[next(pieces.len())]][usize::from(next(4) == 0)];
+            let params = json!({"arguments": items, "files": [file]});
+            let (got, want) = (p.command(method, &params), before(&p, method, &params));
+            assert_eq!(got, want, "{method} {params:.300}");
+            runs += 1;
+            refused += usize::from(got.is_some());
+        }
+        assert!(
+            refused > runs / 4 && refused < runs * 3 / 4,
+            "{refused} of {runs}"
+        );
+        // One refusing string after batches of ordinary ones, lexically and through a link.
+        for last in ["/p/Cookies", "/x/link/Cookies", "file:///x/bind/Cookies"] {
+            let mut items = vec![json!("//div"); 3 * NAMED_BATCH];
+            items.push(json!(last));
+            let params = json!({"arguments": items});
+            assert_eq!(
+                p.command("Some.method", &params),
+                Some(INSIDE_WHY),
+                "{last}"
+            );
+        }
+        // Named strings went through the batches.
+        assert!(fake.batched.load(std::sync::atomic::Ordering::Relaxed) > 1000);
     }
 }

@@ -2,6 +2,14 @@
 //! ([`LocalPaths`]): symbolic links resolved the way the kernel follows them, and file
 //! identities (device, inode), read on the proxy's machine (the browser's, when both run on
 //! one machine, as CDP on loopback does).
+//!
+//! The policy asks about every string of a client command that starts like an absolute path
+//! (an XPath `//div`, a `/regex/`, a URL's path, a script opening with a comment), under the
+//! proxy's lock on it, so the cost matters (`benches/guard_paths.rs`): a walk reads each
+//! existing component once (`lstat`), takes identities from those reads, stops reading at the
+//! first missing component, and one command's strings share their reads
+//! ([`LocalPaths::resolve_all`]). Nothing is kept from one command to the next: a link made
+//! in between is seen.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -18,7 +26,62 @@ pub struct FsPaths;
 
 impl LocalPaths for FsPaths {
     fn resolve(&self, path: &str) -> Resolved {
-        resolve(Path::new(path))
+        resolve(Path::new(path), &mut Looks::default())
+    }
+
+    /// Each path as [`FsPaths::resolve`] gives it, the file system read once per distinct
+    /// name among them (one command's strings: `/api/v1/a`, `/api/v1/b`, … look up `/api`
+    /// once). Nothing is kept past the call: a link made later is seen by the next one.
+    fn resolve_all(&self, paths: &[&str]) -> Vec<Resolved> {
+        let mut looks = Looks::default();
+        paths
+            .iter()
+            .map(|p| resolve(Path::new(p), &mut looks))
+            .collect()
+    }
+}
+
+/// A file's identity: (device, inode).
+type Id = (u64, u64);
+
+/// The file system look-ups of one [`LocalPaths::resolve_all`] call, each made once.
+#[derive(Debug, Default)]
+#[cfg_attr(not(unix), allow(dead_code))]
+struct Looks {
+    /// `lstat`: a link's target (`Ok(Err(..))` when it cannot be read), or the identity of
+    /// what is no link; `Err` when nothing is there.
+    lstat: std::collections::HashMap<PathBuf, Result<Result<Id, Option<PathBuf>>, ()>>,
+    /// `stat` (links followed): the identity, if there is anything.
+    stat: std::collections::HashMap<PathBuf, Option<Id>>,
+}
+
+#[cfg(unix)]
+impl Looks {
+    /// What `lstat` says of `p`: `Ok(Ok(id))` for what is no link, `Ok(Err(target))` for a
+    /// link (`None`: its target cannot be read), `Err` when nothing is there.
+    fn lstat(&mut self, p: &Path) -> Result<Result<Id, Option<PathBuf>>, ()> {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(known) = self.lstat.get(p) {
+            return known.clone();
+        }
+        let got = match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_symlink() => Ok(Err(std::fs::read_link(p).ok())),
+            Ok(m) => Ok(Ok((m.dev(), m.ino()))),
+            Err(_) => Err(()),
+        };
+        self.lstat.insert(p.to_path_buf(), got.clone());
+        got
+    }
+
+    /// What `stat` says of `p` (links followed): its identity, if anything is there.
+    fn stat(&mut self, p: &Path) -> Option<Id> {
+        use std::os::unix::fs::MetadataExt;
+        if let Some(known) = self.stat.get(p) {
+            return *known;
+        }
+        let got = std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        self.stat.insert(p.to_path_buf(), got);
+        got
     }
 }
 
@@ -34,7 +97,7 @@ fn in_proc(p: &Path) -> bool {
 #[derive(Debug, Clone, Copy)]
 enum Seen {
     /// It exists and is no link: its identity (from the walk's own `lstat`).
-    Known((u64, u64)),
+    Known(Id),
     /// Nothing is there (or it cannot be looked up): neither is anything below it.
     Missing,
     /// Taken as it is, after a missing component (`..` may have led back to existing folders).
@@ -53,12 +116,10 @@ enum Seen {
 /// component (`//div`, `/api/v1/x`, a script opening with `/*`) costs two look-ups, and a
 /// long one costs time linear in its length.
 #[cfg(unix)]
-fn resolve(path: &Path) -> Resolved {
-    use std::os::unix::fs::MetadataExt;
+fn resolve(path: &Path, looks: &mut Looks) -> Resolved {
     if !path.is_absolute() {
         return Resolved::Unknown;
     }
-    let id = |m: std::fs::Metadata| (m.dev(), m.ino());
     let mut todo: VecDeque<OsString> = parts(path);
     let mut done = PathBuf::from("/");
     // What is known of each component of `done`, in order.
@@ -74,10 +135,10 @@ fn resolve(path: &Path) -> Resolved {
         }
         done.push(&part);
         if exists {
-            match std::fs::symlink_metadata(&done) {
-                Ok(m) if m.file_type().is_symlink() => {
+            match looks.lstat(&done) {
+                Ok(Err(target)) => {
                     links += 1;
-                    let Ok(target) = std::fs::read_link(&done) else {
+                    let Some(target) = target else {
                         return Resolved::Unknown;
                     };
                     if links > MAX_LINKS {
@@ -93,8 +154,8 @@ fn resolve(path: &Path) -> Resolved {
                     }
                     continue;
                 }
-                Ok(m) => seen.push(Seen::Known(id(m))),
-                Err(_) => {
+                Ok(Ok(id)) => seen.push(Seen::Known(id)),
+                Err(()) => {
                     exists = false;
                     seen.push(Seen::Missing);
                 }
@@ -106,7 +167,7 @@ fn resolve(path: &Path) -> Resolved {
             return Resolved::Indirect;
         }
     }
-    let root = std::fs::metadata("/").ok().map(id);
+    let root = looks.stat(Path::new("/"));
     // The root itself (`/`, `/a/..`): no folder above it.
     let Some((&last, folders)) = seen.split_last() else {
         return Resolved::Real {
@@ -116,16 +177,16 @@ fn resolve(path: &Path) -> Resolved {
         };
     };
     // The identities of `done`'s folders, the root first (then reversed: the nearest first).
-    let mut above: Vec<(u64, u64)> = root.into_iter().collect();
+    let mut above: Vec<Id> = root.into_iter().collect();
     let mut folder = PathBuf::from("/");
     for (part, s) in done.iter().skip(1).zip(folders) {
         folder.push(part);
         match s {
             Seen::Known(known) => above.push(*known),
             Seen::Missing => break,
-            Seen::Unknown => match std::fs::metadata(&folder) {
-                Ok(m) => above.push(id(m)),
-                Err(_) => break,
+            Seen::Unknown => match looks.stat(&folder) {
+                Some(id) => above.push(id),
+                None => break,
             },
         }
     }
@@ -144,7 +205,7 @@ fn resolve(path: &Path) -> Resolved {
 /// Elsewhere: the platform's canonical path (symbolic links, short names and case as the
 /// file system keeps them), when the file exists; no identities.
 #[cfg(not(unix))]
-fn resolve(path: &Path) -> Resolved {
+fn resolve(path: &Path, _looks: &mut Looks) -> Resolved {
     match std::fs::canonicalize(path) {
         Ok(p) => Resolved::Real {
             path: p.to_string_lossy().into_owned(),
@@ -171,8 +232,10 @@ mod tests {
     use super::*;
     use crate::guard::policy::Resolved;
 
-    /// A file's identity: (device, inode).
-    type Id = (u64, u64);
+    /// One path resolved on its own.
+    fn resolve(path: &Path) -> Resolved {
+        super::resolve(path, &mut Looks::default())
+    }
 
     fn real(r: Resolved) -> (String, Option<Id>, Vec<Id>) {
         match r {
@@ -184,7 +247,7 @@ mod tests {
     /// The resolver as it was before it took identities from its own walk (7th session,
     /// 56209ea): every folder above looked up again, paths joined anew at each step. Kept as
     /// the reference the faster one must agree with.
-    fn reference(path: &Path) -> Resolved {
+    pub(super) fn reference(path: &Path) -> Resolved {
         use std::os::unix::fs::MetadataExt;
         if !path.is_absolute() {
             return Resolved::Unknown;
@@ -237,7 +300,7 @@ mod tests {
     /// A folder with a profile, an upload and links of every kind: into the profile (absolute,
     /// relative, chained, to a file), up, to the root, through /proc and /dev/fd, a loop, a
     /// dangling one. Returns the temporary folder and its resolved path.
-    fn tree() -> (tempfile::TempDir, PathBuf) {
+    pub(super) fn tree() -> (tempfile::TempDir, PathBuf) {
         let tmp = tempfile::tempdir().unwrap();
         let base = std::fs::canonicalize(tmp.path()).unwrap();
         let default = base.join("profile/Default");
@@ -266,9 +329,10 @@ mod tests {
         (tmp, base)
     }
 
-    #[test]
-    fn the_walk_agrees_with_the_reference_resolver() {
-        let (_tmp, base) = tree();
+    /// Hand-picked and 3,000 seeded paths over [`tree`] at `base` (xorshift64*: a failure
+    /// names its case): links, `..`, `.`, empty and long components, missing folders, past
+    /// `PATH_MAX`.
+    pub(super) fn cases(base: &Path) -> Vec<String> {
         let long = "x".repeat(300);
         let pieces = [
             "links/abs",
@@ -351,10 +415,22 @@ mod tests {
             }
             cases.push(p);
         }
+        cases
+    }
+
+    #[test]
+    fn the_walk_agrees_with_the_reference_resolver() {
+        let (_tmp, base) = tree();
+        let cases = cases(&base);
         let (mut real, mut into) = (0, 0);
-        for case in &cases {
+        // All at once too, sharing their look-ups (as one command's strings are).
+        let all: Vec<&str> = cases.iter().map(String::as_str).collect();
+        let shared = FsPaths.resolve_all(&all);
+        assert_eq!(shared.len(), cases.len());
+        for (case, shared) in cases.iter().zip(shared) {
             let (got, want) = (resolve(Path::new(case)), reference(Path::new(case)));
             assert_eq!(got, want, "{case}");
+            assert_eq!(shared, want, "{case}, among the others");
             if let Resolved::Real { path, .. } = &got {
                 real += 1;
                 into += usize::from(path.starts_with(&base.join("profile").display().to_string()));
@@ -601,5 +677,106 @@ mod policy_tests {
                 "{ordinary}"
             );
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod equivalence {
+    //! The policy with today's resolver and batched look-ups against the policy as it was: the
+    //! old resolver, each string on its own.
+    use super::tests::{cases, reference, tree};
+    use super::FsPaths;
+    use crate::guard::policy::{Config, LocalPaths, Policy, Resolved, Verdict, RESERVED_IDS};
+    use serde_json::json;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// The resolver before this session's change, one path at a time.
+    #[derive(Debug)]
+    struct Before;
+
+    impl LocalPaths for Before {
+        fn resolve(&self, path: &str) -> Resolved {
+            reference(Path::new(path))
+        }
+    }
+
+    fn policy(profile: &Path, local: Arc<dyn LocalPaths>) -> Policy {
+        let matcher = crate::protected::Matcher::new(
+            &crate::catalog::shared_catalog().protected_origins,
+            &[] as &[&str],
+        )
+        .unwrap();
+        let config = Config {
+            protected_paths: vec![profile.display().to_string()],
+            local_paths: Some(local),
+            ..Config::default()
+        };
+        let mut policy = Policy::with_config(matcher, config);
+        policy.start(0);
+        let id = RESERVED_IDS.start();
+        policy.from_browser(&format!(r#"{{"id":{id},"result":{{}}}}"#), 1);
+        policy
+    }
+
+    #[test]
+    fn the_policy_judges_every_command_as_before() {
+        let (_tmp, base) = tree();
+        let profile = base.join("profile");
+        let paths = cases(&base);
+        let mut now = policy(&profile, Arc::new(FsPaths));
+        let mut before = policy(&profile, Arc::new(Before));
+        let (mut refused, mut commands) = (0, 0);
+        // Commands of 1 to 9 strings from the cases (some as file: URLs, some not paths at
+        // all), named in a script's arguments, and each case offered to a file input.
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        let mut next = move |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 33) as usize % n
+        };
+        let mut run = |method: &str, params: serde_json::Value| {
+            let frame = json!({"id": 5, "method": method, "params": params}).to_string();
+            let (a, b) = (now.from_client(&frame, 2), before.from_client(&frame, 2));
+            assert_eq!(
+                (a.verdict, &a.to_client),
+                (b.verdict, &b.to_client),
+                "{frame:.300}"
+            );
+            for p in [&mut now, &mut before] {
+                p.from_browser(r#"{"id":5,"result":{}}"#, 3);
+            }
+            a.verdict
+        };
+        for (i, path) in paths.iter().enumerate() {
+            let offered = run(
+                "DOM.setFileInputFiles",
+                json!({"nodeId": 3, "files": [path]}),
+            );
+            let mut args = Vec::new();
+            for _ in 0..=next(9) {
+                let p = &paths[next(paths.len())];
+                args.push(match next(4) {
+                    0 => json!({"value": format!("file://{p}")}),
+                    1 => json!({"value": "ordinary text"}),
+                    _ => json!({"value": p}),
+                });
+            }
+            args.push(json!({"value": path}));
+            let named = run(
+                "Runtime.callFunctionOn",
+                json!({"functionDeclaration": "(...a) => a", "executionContextId": 1,
+                    "arguments": args, "n": i}),
+            );
+            commands += 2;
+            refused +=
+                usize::from(offered == Verdict::Refuse) + usize::from(named == Verdict::Refuse);
+        }
+        // Both verdicts are common.
+        assert!(
+            refused > commands / 5 && refused < commands * 4 / 5,
+            "{refused} of {commands}"
+        );
     }
 }
