@@ -280,6 +280,11 @@ fn protected_downloads_are_cancelled_and_their_folder_kept_from_pages() {
 
 /// The clipboard: pastes the client drives and clipboard read permissions are refused.
 #[test]
+fn protected_images_and_redirected_resources_in_a_client_page_stay_unread() {
+    assert!(run_trace("loads.jsonl") > 40);
+}
+
+#[test]
 fn the_users_clipboard_is_not_pasted_or_read_by_a_client_page() {
     assert!(run_trace("clipboard.jsonl") > 20);
 }

@@ -18,7 +18,8 @@
 //! | `/secret.css` | a stylesheet holding the secret in generated content |
 //! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
 //! | `/shared.js` | a shared worker (`?shared=1` on the app page starts it) |
-//! | `/page?t=<tag>[&frame=<url>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below |
+//! | `/secret.bmp` | a 6×1 24-bit BMP whose pixel bytes are the secret (blue, green, red, each pixel; grey without the `session` cookie): an image the app serves only to its user, which a page that shows it cannot read (a cross-origin image taints a canvas) |
+//! | `/page?t=<tag>[&frame=<url>][&html=<html>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below; `html` goes into its body as it is (what the page's own script could write) |
 //! | `/hop?to=<url>[&ms=<n>]` | a 302 to `to`, after `n` ms |
 //! | `/popup?t=<tag>` | the app page, whose `openBlank()` opens an `about:blank` popup titled with the secret |
 //! | `/download` | an attachment named after the secret, with the secret in it |
@@ -406,6 +407,30 @@ self.addEventListener("push", (e) => {
 });
 "#;
 
+/// A 24-bit BMP one pixel high whose pixel bytes are `bytes` (padded with zeros to whole
+/// pixels): pixel `i` is blue `bytes[3i]`, green `bytes[3i + 1]`, red `bytes[3i + 2]`.
+pub fn bmp(bytes: &[u8]) -> Vec<u8> {
+    let width = bytes.len().div_ceil(3);
+    let row = (width * 3).div_ceil(4) * 4;
+    let size = 54 + row;
+    let mut b = Vec::with_capacity(size);
+    b.extend_from_slice(b"BM");
+    b.extend_from_slice(&(size as u32).to_le_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&54u32.to_le_bytes());
+    b.extend_from_slice(&40u32.to_le_bytes());
+    b.extend_from_slice(&(width as i32).to_le_bytes());
+    b.extend_from_slice(&1i32.to_le_bytes());
+    b.extend_from_slice(&1u16.to_le_bytes());
+    b.extend_from_slice(&24u16.to_le_bytes());
+    b.extend_from_slice(&[0; 4]);
+    b.extend_from_slice(&(row as u32).to_le_bytes());
+    b.extend_from_slice(&[0; 16]);
+    b.extend_from_slice(bytes);
+    b.resize(size, 0);
+    b
+}
+
 fn route(hit: &Hit, shared: &Shared) -> Answer {
     let secret = shared.secret.as_str();
     let tag = hit.param("t").unwrap_or_default();
@@ -425,6 +450,21 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             a
         }
         "/popup" => html(app_page(&tag, secret, "")),
+        "/secret.bmp" => {
+            let has = hit
+                .header("cookie")
+                .is_some_and(|c| c.contains(&format!("session={secret}")));
+            let pixels = if has {
+                secret.as_bytes().to_vec()
+            } else {
+                vec![0x80; secret.len()]
+            };
+            (
+                "200 OK",
+                vec![("Content-Type", "image/bmp".into())],
+                bmp(&pixels),
+            )
+        }
         "/app.js" => (
             "200 OK",
             vec![("Content-Type", "text/javascript".into())],
@@ -484,7 +524,7 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
 <body style="margin:0">{}<textarea id="ta" style="position:absolute;left:0;top:320px;width:300px;height:40px"></textarea>
 <p style="position:absolute;top:380px">ordinary</p></body></html>"#,
                 escape(&tag),
-                frame.unwrap_or_default()
+                frame.unwrap_or_default() + &hit.param("html").unwrap_or_default()
             ))
         }
         "/hop" => {

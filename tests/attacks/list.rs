@@ -168,6 +168,21 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.clipboard-set-permission", "the user copies the vault's secret; Browser.setPermission clipboard-read granted to the client's loopback page, which reads it", clipboard_set_permission),
         A::new("c7.clipboard-unsanitized-write", "the user copies the vault's secret; Browser.setPermission clipboard-write without sanitization (read and write to Chromium) to the client's loopback page, which reads it", clipboard_unsanitized_write),
         A::new("c7.file-input-proc-fd", "DOM.setFileInputFiles with /proc/<pid>/fd/<n> of the storage service SystemInfo.getProcessInfo names: its open Local Storage log", file_input_proc_fd),
+        // session 8: protected content the client's own ordinary page loads
+        A::new("c7.image-screenshot", "the client's page same-site with the extra origin shows its image (the user's cookie goes with it): Page.captureScreenshot reads the pixels a page cannot", image_screenshot),
+        A::new("c7.image-mhtml", "the client's same-site page shows the extra origin's image: Page.captureSnapshot holds its bytes", image_mhtml),
+        A::new("c7.image-object", "the client's same-site page shows the extra origin's image in an <object> (Fetch's type Other): Page.captureScreenshot", image_object),
+        A::new("c7.image-css", "the client's same-site page shows the extra origin's image as a CSS background: Page.captureScreenshot", image_css),
+        A::new("c7.image-hop", "the client's same-site page shows the extra origin's image through an ordinary redirect: Page.captureScreenshot", image_hop),
+        A::new("c7.image-screencast", "Page.startScreencast on the client's same-site page, which then shows the extra origin's image", image_screencast),
+        A::new("c7.image-before-attach", "the client makes a target on its same-site page showing the extra origin's image and attaches once it loaded: Page.captureScreenshot", image_before_attach),
+        A::new("c7.image-mhtml-before-attach", "the client makes a target on its same-site page showing the extra origin's image and attaches once it loaded: Page.captureSnapshot", image_mhtml_before_attach),
+        A::new("c7.debugger-script-hop", "the client's page runs a vault script through an ordinary redirect (Debugger.scriptParsed names the redirect's URL): Debugger.getScriptSource", debugger_script_hop),
+        A::new("c7.resource-content-hop", "the client's page runs a vault script through an ordinary redirect: Page.getResourceContent by the redirect's URL", resource_content_hop),
+        A::new("c7.search-resource-hop", "the client's page runs a vault script through an ordinary redirect: Page.searchInResource by the redirect's URL", search_resource_hop),
+        A::new("c7.debugger-hop-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Debugger.getScriptSource", debugger_hop_before_attach),
+        A::new("c7.load-network-resource-hop", "Network.loadNetworkResource of an ordinary redirect to a vault script", load_network_resource_hop),
+        A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
     ]
 }
 
@@ -1723,12 +1738,18 @@ fn network_response_body(ctx: &Ctx) -> Res {
 }
 
 fn load_network_resource(ctx: &Ctx) -> Res {
+    load_network_resource_of(ctx, &ctx.vault("/secret.js"))
+}
+
+/// `Network.loadNetworkResource` of `url` (with credentials) on the client's page, read back
+/// from its stream.
+fn load_network_resource_of(ctx: &Ctx, url: &str) -> Res {
     let (_, s) = client_page(ctx, None)?;
     let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
     let frame = tree["frameTree"]["frame"]["id"].clone();
     let r = ctx.send(
         "Network.loadNetworkResource",
-        json!({"frameId": frame, "url": ctx.vault("/secret.js"), "options": {"disableCache": true, "includeCredentials": true}}),
+        json!({"frameId": frame, "url": url, "options": {"disableCache": true, "includeCredentials": true}}),
         Some(&s),
     )?;
     let handle = r["resource"]["stream"].clone();
@@ -4021,4 +4042,346 @@ fn auto_attach_off(ctx: &Ctx) -> Res {
         "Page.captureSnapshot",
         r["data"].as_str().unwrap_or_default(),
     )
+}
+
+// ---- session 8: protected content the client's own ordinary page loads ----
+
+/// Where the suite's secret image sits in a page: the top left, at its natural size (6×1).
+const AT_ORIGIN: &str = "position:absolute;left:0;top:0";
+
+/// The extra origin's image that only its user gets (`/secret.bmp`, whose pixels spell the
+/// secret with the user's `session` cookie).
+fn secret_bmp(ctx: &Ctx) -> String {
+    ctx.url(super::EXTRA_ORIGIN, "/secret.bmp")
+}
+
+/// The user visits the extra origin's app: its `session` cookie (no `SameSite`, so Lax) goes
+/// with every request from a page same-site with it, `other.client.example` among them.
+fn user_visits_extra_origin(ctx: &Ctx) -> Result<(), Stop> {
+    ctx.user_open(&ctx.url(super::EXTRA_ORIGIN, "/app"))?;
+    Ok(())
+}
+
+/// The client's ordinary page on `other.client.example` (same site as the extra origin), once
+/// complete, then `html` written into it by its own script (after the client's attach): the
+/// session.
+fn same_site_page_showing(ctx: &Ctx, html: &str) -> Result<String, Stop> {
+    user_visits_extra_origin(ctx)?;
+    let url = ctx.url("http://other.client.example", "/page");
+    let (_, s) = ctx.open(&url)?;
+    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); setTimeout(() => r(true), 800); }})",
+            json!(html)
+        ),
+    )?;
+    Ok(s)
+}
+
+/// The judge reads the pixels (0..6, 0) of a PNG the client got, in a page of its own (a
+/// `data:` image does not taint a canvas): their bytes in the BMP's order (blue, green, red).
+fn top_left_pixels(ctx: &Ctx, png: &str) -> Result<Vec<u8>, Stop> {
+    let t = ctx
+        .obs()
+        .send("Target.createTarget", json!({"url": "about:blank"}), None)
+        .map_err(|e| super::setup("the judge's page", e))?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    let script = format!(
+        "new Promise((r) => {{ const i = new Image(); i.onload = () => {{ const c = document.createElement('canvas'); c.width = i.width; c.height = i.height; const g = c.getContext('2d'); g.drawImage(i, 0, 0); const out = []; for (let x = 0; x < 6; x++) {{ const d = g.getImageData(x, 0, 1, 1).data; out.push(d[2], d[1], d[0]); }} r(out); }}; i.onerror = () => r([]); i.src = 'data:image/png;base64,' + {}; }})",
+        json!(png)
+    );
+    let v = ctx.user_eval(&id, &script);
+    let _ = ctx
+        .obs()
+        .send("Target.closeTarget", json!({"targetId": id}), None);
+    Ok(v?
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|b| b.as_u64().and_then(|b| u8::try_from(b).ok()))
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// Evidence that a PNG capture the client got shows the secret image at the top left.
+fn png_spells_secret(ctx: &Ctx, what: &str, png: &str) -> Res {
+    let px = top_left_pixels(ctx, png)?;
+    ctx.holds_secret(what, &String::from_utf8_lossy(&px))
+}
+
+/// The client's screenshot of its page `s`, judged by its top left pixels.
+fn screenshot_spells_secret(ctx: &Ctx, s: &str) -> Res {
+    let r = ctx.send("Page.captureScreenshot", json!({"format": "png"}), Some(s))?;
+    png_spells_secret(
+        ctx,
+        "the pixels of Page.captureScreenshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+/// The base64 parts of an MHTML snapshot, decoded.
+fn mhtml_parts(mhtml: &str) -> String {
+    let mut text = String::new();
+    for part in mhtml.split("------MultipartBoundary") {
+        if !part.contains("Content-Transfer-Encoding: base64") {
+            continue;
+        }
+        if let Some((_, body)) = part.split_once("\r\n\r\n") {
+            text.push_str(&String::from_utf8_lossy(&b64decode(body)));
+        }
+    }
+    text
+}
+
+fn image_screenshot(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(
+        ctx,
+        &format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx)),
+    )?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+fn image_mhtml(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(
+        ctx,
+        &format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx)),
+    )?;
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "the image parts of Page.captureSnapshot",
+        &mhtml_parts(r["data"].as_str().unwrap_or_default()),
+    )
+}
+
+fn image_object(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(
+        ctx,
+        &format!(
+            r#"<object data="{}" type="image/bmp" style="{AT_ORIGIN}"></object>"#,
+            secret_bmp(ctx)
+        ),
+    )?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+fn image_css(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(
+        ctx,
+        &format!(
+            r#"<div style="{AT_ORIGIN};width:6px;height:1px;background:url({}) no-repeat"></div>"#,
+            secret_bmp(ctx)
+        ),
+    )?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+fn image_hop(ctx: &Ctx) -> Res {
+    let hop = format!(
+        "http://ordinary.test/hop?t={}&to={}",
+        ctx.tag,
+        encode(&secret_bmp(ctx))
+    );
+    let s = same_site_page_showing(ctx, &format!(r#"<img src="{hop}" style="{AT_ORIGIN}">"#))?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+fn image_screencast(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(ctx, "")?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Page.startScreencast",
+        json!({"format": "png", "everyNthFrame": 1}),
+        Some(&s),
+    )?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); setTimeout(() => r(true), 800); }})",
+            json!(format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx)))
+        ),
+    )?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(4);
+    let mut next = from;
+    let mut last = Err(Stop::Failed("no screencast frame".into()));
+    while std::time::Instant::now() < deadline {
+        let Some((i, e)) = ctx.c.wait_event(
+            next,
+            &|e| e.method == "Page.screencastFrame",
+            Duration::from_millis(500),
+        ) else {
+            continue;
+        };
+        next = i + 1;
+        let _ = ctx.c.send(
+            "Page.screencastFrameAck",
+            json!({"sessionId": e.params["sessionId"]}),
+            Some(&s),
+        );
+        last = png_spells_secret(
+            ctx,
+            "a Page.screencastFrame's pixels",
+            e.params["data"].as_str().unwrap_or_default(),
+        );
+        if last.is_ok() {
+            break;
+        }
+    }
+    last
+}
+
+/// The client makes a target on its same-site page already showing `html` and attaches only
+/// once the page has loaded `needle` (the app saw the request): the session.
+fn attach_after_load(ctx: &Ctx, html: &str, needle: &str) -> Result<String, Stop> {
+    user_visits_extra_origin(ctx)?;
+    let url = ctx.url(
+        "http://other.client.example",
+        &format!("/page?html={}", encode(html)),
+    );
+    let t = ctx.send("Target.createTarget", json!({"url": url}), None)?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.path() == needle && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup(format!("the page never loaded {needle}")))?;
+    sleep(600);
+    let s = ctx.attach(&id)?;
+    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    Ok(s)
+}
+
+fn image_before_attach(ctx: &Ctx) -> Res {
+    let html = format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx));
+    let s = attach_after_load(ctx, &html, "/secret.bmp")?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+fn image_mhtml_before_attach(ctx: &Ctx) -> Res {
+    let html = format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx));
+    let s = attach_after_load(ctx, &html, "/secret.bmp")?;
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "the image parts of Page.captureSnapshot",
+        &mhtml_parts(r["data"].as_str().unwrap_or_default()),
+    )
+}
+
+/// An ordinary redirect to the vault's script.
+fn hop_to_vault_script(ctx: &Ctx) -> String {
+    format!(
+        "http://ordinary.test/hop?t={}&to={}",
+        ctx.tag,
+        encode(&ctx.vault("/secret.js"))
+    )
+}
+
+/// The client's ordinary page runs the vault's script through an ordinary redirect (after
+/// `before`): the session.
+fn page_with_hopped_script(
+    ctx: &Ctx,
+    before: &dyn Fn(&str) -> Result<(), Stop>,
+) -> Result<String, Stop> {
+    let (_, s) = client_page(ctx, None)?;
+    before(&s)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('script'); e.src = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(hop_to_vault_script(ctx))
+        ),
+    )?;
+    Ok(s)
+}
+
+/// `Debugger.getScriptSource` of every script `Debugger.scriptParsed` showed since `from`
+/// whose URL contains `needle`: their text.
+fn sources_of(ctx: &Ctx, s: &str, from: usize, needle: &str) -> Result<String, Stop> {
+    sleep(300);
+    let mut text = String::new();
+    let mut seen = 0;
+    for e in ctx.events(from) {
+        if e.method != "Debugger.scriptParsed"
+            || !e.params["url"].as_str().is_some_and(|u| u.contains(needle))
+        {
+            continue;
+        }
+        seen += 1;
+        let r = ctx.send(
+            "Debugger.getScriptSource",
+            json!({"scriptId": e.params["scriptId"]}),
+            Some(s),
+        )?;
+        text.push_str(&r.to_string());
+    }
+    if seen == 0 {
+        return Err(Stop::Failed(format!("no scriptParsed for {needle}")));
+    }
+    Ok(text)
+}
+
+fn debugger_script_hop(ctx: &Ctx) -> Res {
+    let from = ctx.c.event_count();
+    let s = page_with_hopped_script(ctx, &|s| {
+        ctx.send("Debugger.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let text = sources_of(ctx, &s, from, "/hop?")?;
+    ctx.holds_secret("Debugger.getScriptSource", &text)
+}
+
+fn resource_content_hop(ctx: &Ctx) -> Res {
+    let s = page_with_hopped_script(ctx, &|s| {
+        ctx.send("Page.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let r = ctx.send(
+        "Page.getResourceContent",
+        json!({"frameId": tree["frameTree"]["frame"]["id"], "url": hop_to_vault_script(ctx)}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Page.getResourceContent", &r.to_string())
+}
+
+fn search_resource_hop(ctx: &Ctx) -> Res {
+    let s = page_with_hopped_script(ctx, &|s| {
+        ctx.send("Page.enable", json!({}), Some(s))?;
+        Ok(())
+    })?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let r = ctx.send(
+        "Page.searchInResource",
+        json!({"frameId": tree["frameTree"]["frame"]["id"], "url": hop_to_vault_script(ctx), "query": "const k"}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Page.searchInResource", &r.to_string())
+}
+
+fn debugger_hop_before_attach(ctx: &Ctx) -> Res {
+    let html = format!(r#"<script src="{}"></script>"#, hop_to_vault_script(ctx));
+    let s = attach_after_load(ctx, &html, "/secret.js")?;
+    let from = ctx.c.event_count();
+    ctx.send("Debugger.enable", json!({}), Some(&s))?;
+    let text = sources_of(ctx, &s, from, "/hop?")?;
+    ctx.holds_secret("Debugger.getScriptSource", &text)
+}
+
+fn load_network_resource_hop(ctx: &Ctx) -> Res {
+    load_network_resource_of(ctx, &hop_to_vault_script(ctx))
+}
+
+fn resource_content_before_attach(ctx: &Ctx) -> Res {
+    let html = format!(r#"<script src="{}"></script>"#, hop_to_vault_script(ctx));
+    let s = attach_after_load(ctx, &html, "/secret.js")?;
+    ctx.send("Page.enable", json!({}), Some(&s))?;
+    let tree = ctx.send("Page.getFrameTree", json!({}), Some(&s))?;
+    let r = ctx.send(
+        "Page.getResourceContent",
+        json!({"frameId": tree["frameTree"]["frame"]["id"], "url": hop_to_vault_script(ctx)}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("Page.getResourceContent", &r.to_string())
 }

@@ -149,9 +149,14 @@ impl Policy {
             method,
             "Network.requestWillBeSent" | "Network.responseReceived"
         ) {
+            self.track_load(&v, &key, method);
             if let Some(why) = self.uncaught_document(&v, &key, method, out) {
                 return out.set(Verdict::Drop, why);
             }
+        }
+        // A page showing a protected image: its screencast frames are withheld (loads.rs).
+        if method == "Page.screencastFrame" && self.shows_protected(&key) {
+            return out.set(Verdict::Drop, "the page shows a protected image");
         }
         if method.starts_with("Preload.") {
             if let Some(why) = self.preload_event(&v, &key, method, out) {

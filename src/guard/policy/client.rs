@@ -343,6 +343,12 @@ impl Policy {
             let message = self.refusal_because(HOSTED_WHY);
             return self.refuse(key, id, &message, "page hosts a protected frame", out);
         }
+        // A capture of a page showing a protected image, a resource read by a URL that may
+        // have redirected to a protected origin, a load that follows any redirect (loads.rs).
+        if let Some(why) = self.load_command(key, method, params) {
+            let message = self.refusal_because(why);
+            return self.refuse(key, id, &message, "protected content a page loaded", out);
+        }
         // Local files in a protected path (the profile's storage files), by path (paths.rs).
         if let Some(why) = self.paths.command(method, params) {
             let message = self.refusal_because(why);

@@ -137,6 +137,7 @@ impl Policy {
     /// A `Page.getFrameTree` / `getResourceTree` result: whether a frame of it is protected
     /// (then the session pays, and the client gets a refusal).
     pub(super) fn frame_tree_response(&mut self, v: &Value, key: &str, out: &mut Output) -> bool {
+        self.learn_frames(key, &v["result"]["frameTree"]);
         match self.tree_reaches(&v["result"]["frameTree"]) {
             Some(main) => {
                 self.session_reached(key, main, out);

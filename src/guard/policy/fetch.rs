@@ -8,16 +8,20 @@ use super::pattern::FetchPattern;
 use super::state::{ClientFetch, Kind, Overrides, Own};
 use super::{Output, Policy, Verdict};
 
-/// The policy's own `Fetch` pattern on every document session: document requests, paused
-/// before they are sent.
-pub(super) fn guard_pattern() -> Value {
-    json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})
+/// The policy's own `Fetch` patterns on every document session, paused before they are
+/// sent: documents, and what a page shows but cannot read (images, media, `<object>` and
+/// `<embed>` of an image: `loads.rs`).
+pub(super) fn guard_pattern() -> Vec<Value> {
+    ["Document", "Image", "Media", "Other"]
+        .iter()
+        .map(|t| json!({"urlPattern": "*", "resourceType": t, "requestStage": "Request"}))
+        .collect()
 }
 
-/// The policy's own `Fetch` patterns on a document session: documents, and every request
-/// while the client has set request headers there (see `overrides`).
+/// The policy's own `Fetch` patterns on a document session: [`guard_pattern`], and every
+/// request while the client has set request headers there (see `overrides`).
 pub(super) fn guard_patterns(overrides: &Overrides) -> Vec<Value> {
-    let mut patterns = vec![guard_pattern()];
+    let mut patterns = guard_pattern();
     if overrides.any() {
         patterns.push(json!({"urlPattern": "*", "requestStage": "Request"}));
     }
@@ -109,7 +113,9 @@ impl Policy {
                 .as_ref()
                 .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
         if protected {
-            let msg = if document_session && rtype == "Document" && !response {
+            // A protected document, or an image a capture would read (loads.rs), is failed.
+            let failed = rtype == "Document" || super::loads::rendered(rtype);
+            let msg = if document_session && failed && !response {
                 self.own_command(
                     key,
                     "Fetch.failRequest",
@@ -286,7 +292,7 @@ impl Policy {
             .unwrap_or_default();
         match s {
             Some(_) => patterns.extend(guard_patterns(&self.effective(key))),
-            None => patterns.push(guard_pattern()),
+            None => patterns.extend(guard_pattern()),
         }
         let mut params = json!({"patterns": patterns});
         if s.and_then(|s| s.fetch.as_ref())

@@ -36,7 +36,8 @@ pub struct Footprint {
     pub held: usize,
     /// Bytes of [`Footprint::held`].
     pub held_bytes: usize,
-    /// Out-of-process frames and the pages hosting them (and protected ones) remembered.
+    /// Out-of-process frames and the pages hosting them (and protected ones, or showing
+    /// protected images) remembered.
     pub frames: usize,
     /// Download folders the client chose (per browser context, at most 256, and every one at
     /// most 1,024), downloads the policy cancelled (at most
@@ -55,6 +56,8 @@ impl SessionRecord {
             + self.sheets.len()
             + self.navigations.len()
             + self.objects.len()
+            + self.starts.len()
+            + self.loads.len()
     }
 }
 
@@ -79,7 +82,7 @@ impl Policy {
             queued_bytes: self.queue_bytes,
             held,
             held_bytes,
-            frames: self.frame_hosts.len() + self.hosting.len(),
+            frames: self.frame_hosts.len() + self.hosting.len() + self.showing.len(),
             downloads: self.downloads.entries(),
         }
     }

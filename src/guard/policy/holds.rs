@@ -159,6 +159,7 @@ impl Policy {
         match why {
             Own::Ignore | Own::Widen => {}
             Own::Backlist => self.backlist_answer(&session, v, out),
+            Own::Resources => self.resources_answer(&session, v),
             Own::Clear(clearing) => self.clear_step(clearing, v, out),
             Own::Discover => {
                 self.ready = true;
@@ -193,6 +194,9 @@ impl Policy {
                             return out.set(Verdict::Own, "waiting for the first document");
                         }
                         self.first_commit_seen(&session, hold);
+                        if ok {
+                            self.learn_frames(&session, &v["result"]["frameTree"]);
+                        }
                         !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
                             Some(main) => {
                                 if main {

@@ -211,6 +211,24 @@
 //!   `Runtime.queryObjects` (the page's whole heap) is refused; and a command may name only
 //!   object ids the client was shown on that session (V8 numbers them in order, and a
 //!   protected function's closure gets one whether shown or not).
+//! - **Protected images in an ordinary page, and ordinary URLs that redirect to protected
+//!   ones.** A page may show an image or a video from a protected origin, which the browser
+//!   loads with the user's cookies (same-site ones from a page beside an extra origin,
+//!   `SameSite=None` ones from any site); the web keeps its pixels from the page, a capture does
+//!   not. The interception of every document session takes image, media and `Other` requests
+//!   (`<object>` and `<embed>` of an image) too, and fails protected ones before they are sent,
+//!   every redirect hop included; a page that already shows one when a session is made (the
+//!   policy's own `Page.getResourceTree`, answered before the session's checks), or shows one no
+//!   request paused, refuses captures (`Page.captureScreenshot`, `captureSnapshot`,
+//!   `startScreencast`, `printToPDF`, `LayerTree` snapshots) for the rest of its life, and its
+//!   screencast frames are withheld. A script or resource a page loads through an ordinary
+//!   redirect is named by the redirect's ordinary URL (`Debugger.scriptParsed`, the resource
+//!   tree; measured on Chromium 156), so a script with an `http(s)` URL is shown, and
+//!   `Page.getResourceContent` and `Page.searchInResource` may name a URL, only when the
+//!   session's own `Network` domain saw a load begin there and end on an ordinary origin (or
+//!   it is a frame's document or the target's URL): a script the page ran before the session
+//!   is withheld too. `Network.loadNetworkResource` (a load with the page's credentials that
+//!   follows any redirect) is refused.
 //! - **Sessions nobody has.** A command naming a session the policy does not know is
 //!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!
@@ -279,9 +297,16 @@
 //!   the page, listener functions' own text through `Function.prototype.toString`, styles a
 //!   protected style sheet computes for the page's elements) is page data, and the client
 //!   reaches it too, as any page script could. Its text, its closures and its private
-//!   objects are not (above). A protected image or style an ordinary page renders is in that
-//!   page's captures, as it is on the user's screen; the policy does not refuse captures of
-//!   ordinary pages.
+//!   objects are not (above). A protected style an ordinary page renders is in that page's
+//!   captures, as it is on the user's screen.
+//! - **Protected images a page loaded before the session, by another name.** A page the
+//!   client attaches to after it loaded may show a protected image it fetched through an
+//!   ordinary redirect (its resource tree names the redirect's URL; measured on Chromium 156: a
+//!   screenshot then reads it through the policy), and likely one its own service worker
+//!   answered an ordinary URL with (not measured); nothing the policy can ask tells these apart
+//!   from ordinary images, and refusing captures of every page loaded before the client would
+//!   refuse screenshots of the user's tabs. Images such a page loads after the session are
+//!   intercepted (above).
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
 //! - **Local files by path, beyond the protected paths.** The policy does not know where the
@@ -321,6 +346,7 @@ mod downloads;
 mod fetch;
 mod footprint;
 mod holds;
+mod loads;
 mod order;
 mod overrides;
 mod paths;
@@ -490,6 +516,8 @@ pub struct Policy {
     /// Targets hosting a frame on a protected origin (in another process, out of reach of
     /// their own session's interception).
     hosting: HashSet<String>,
+    /// Targets showing a protected image (or holding a frame that does): see `loads.rs`.
+    showing: HashSet<String>,
     /// The protected local paths ([`Config::protected_paths`]), resolved once.
     paths: paths::Protected,
     /// Download folders and cancelled downloads (downloads.rs).
@@ -531,6 +559,7 @@ impl Policy {
             order: order::Order::default(),
             frame_hosts: HashMap::new(),
             hosting: HashSet::new(),
+            showing: HashSet::new(),
         }
     }
 
@@ -644,7 +673,7 @@ impl Policy {
                 | "Network.enable"
                 | "Network.setBypassServiceWorker"
                 | "Preload.enable"
-        ) || matches!(why, Own::Backlist | Own::Widen);
+        ) || matches!(why, Own::Backlist | Own::Widen | Own::Resources);
         let id = if auto { self.next_auto } else { self.next_own };
         if auto {
             self.next_auto = if self.next_auto <= *AUTO_IDS.start() {

@@ -120,14 +120,17 @@ impl Policy {
                 if let Some(m) = rest.as_object_mut() {
                     m.remove("scriptId");
                 }
-                let protected = self.names_hidden_script(key, &rest);
+                // A script named by a URL the session did not see load and end on an ordinary
+                // origin may have come from a protected one through a redirect (loads.rs).
+                let protected =
+                    self.names_hidden_script(key, &rest) || self.unseen_script(key, &rest);
                 if let Some(s) = self.session_mut(key) {
                     s.scripts.insert(id, protected);
                 }
                 protected.then_some("script from a protected origin")
             }
             "Debugger.paused" => {
-                if !self.names_hidden_script(key, p) {
+                if !self.names_hidden_script(key, p) && !self.unseen_script(key, p) {
                     return None;
                 }
                 let msg = self.own_command(key, "Debugger.resume", json!({}), Own::Ignore);

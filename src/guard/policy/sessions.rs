@@ -205,9 +205,20 @@ impl Policy {
             let msg = self.own_command(sid, "Preload.enable", json!({}), Own::Ignore);
             out.to_browser.push(msg);
         }
+        // What the page already shows (a protected image loaded before the session): its
+        // resource tree, answered before the frame-tree check below (loads.rs).
+        let framed = self
+            .sessions
+            .get(sid)
+            .and_then(|s| self.targets.get(&s.target))
+            .is_some_and(|t| t.kind == "page" || t.kind == "iframe");
+        if framed && !waiting {
+            let msg = self.own_command(sid, "Page.getResourceTree", json!({}), Own::Resources);
+            out.to_browser.push(msg);
+        }
         let mut checks = vec![(
             "Fetch.enable",
-            json!({"patterns": [guard_pattern()]}),
+            json!({"patterns": guard_pattern()}),
             Probe::Fetch,
         )];
         if !waiting {

@@ -225,6 +225,12 @@ pub(crate) struct SessionRecord {
     /// The client set a renderer-wide override here (time zone, locale, virtual time,
     /// network state): its document requests to a site a protected origin shares are failed.
     pub(crate) renderer_wide: bool,
+    /// `Network` request ids and the URL each started at (a redirect keeps the id).
+    pub(crate) starts: Bounded<String, String>,
+    /// URLs this session's pages loaded something from, seen by the policy's own `Network`
+    /// domain (or frames' documents), and whether that load ended on a protected origin (a
+    /// redirect of an ordinary URL): see `loads.rs`.
+    pub(crate) loads: Bounded<String, bool>,
 }
 
 /// A new page session whose main frame has committed no document yet (its frame tree shows an
@@ -271,6 +277,8 @@ impl SessionRecord {
             objects: Recent::new(cap.saturating_mul(8)),
             first_commit: None,
             renderer_wide: false,
+            starts: Bounded::new(cap),
+            loads: Bounded::new(cap),
         }
     }
 }
@@ -300,6 +308,9 @@ pub(crate) enum Own {
     /// The policy's `Fetch.enable` widened to every request of a session whose client set
     /// request headers (see `overrides`).
     Widen,
+    /// `Page.getResourceTree` on a new document session: a protected image it already shows
+    /// marks the page (see `loads`).
+    Resources,
 }
 
 /// A check a hold waits for.

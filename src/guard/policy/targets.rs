@@ -178,6 +178,7 @@ impl Policy {
         }
         self.frame_hosts.retain(|_, h| !h.is_empty());
         self.hosting.remove(id);
+        self.showing.remove(id);
     }
 
     /// Whether a command on a page hosting a protected frame (see [`Policy::mark_hosts`])

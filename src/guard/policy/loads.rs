@@ -1,0 +1,275 @@
+//! Protected content a client's own ordinary page loads, found by the eighth session's red
+//! team (the suite's `c7.image-*`, `c7.*-hop*`):
+//!
+//! - **Images and media.** A page may show an image or a video from a protected origin, and
+//!   the browser sends the user's cookies with it (same-site ones always: a page on
+//!   `other.client.example` and the extra origin `client.example`; `SameSite=None` ones from
+//!   any site). The web keeps the pixels from the page (a cross-origin image taints a canvas),
+//!   but a capture reads them (`Page.captureScreenshot`, `startScreencast`, `printToPDF`, and
+//!   `captureSnapshot`, whose MHTML holds the image's bytes). The policy's own `Fetch`
+//!   patterns on every document session take images, media and `Other` requests (`<object>`
+//!   and `<embed>` of an image) too, and a protected one is failed (`BlockedByClient`), every
+//!   redirect hop included. A page that already shows one when a session is made (the
+//!   policy's own `Page.getResourceTree`, answered before the session's checks), or that
+//!   shows one no interception paused (its `Network` response), is marked for life, and the
+//!   pages holding it with it: captures of it are refused and its screencast frames withheld.
+//! - **Ordinary URLs that redirect to a protected one.** A script (or any resource) a page
+//!   loads through an ordinary redirect is named by the redirect's ordinary URL
+//!   (`Debugger.scriptParsed` `url` and `embedderName`, the resource tree), not by the
+//!   protected URL it came from (measured on Chromium 156; `CSS.styleSheetAdded` names the
+//!   final URL). Each session remembers, from the policy's own `Network` domain, the URL every
+//!   load began at and whether it ended on a protected origin; a script whose `http(s)` URL
+//!   is not one the session saw load and end on an ordinary origin (nor a frame's document,
+//!   nor the target's own URL) is withheld like a protected one, and so are pauses in it,
+//!   and `Page.getResourceContent` and `Page.searchInResource` may name only such URLs. A
+//!   script a page ran before the client's session is withheld too: nothing tells where it
+//!   came from. `Network.loadNetworkResource` (which loads a URL with the page's
+//!   credentials and follows redirects to any origin) is refused.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::Policy;
+
+/// Request types whose content a page shows but cannot read: an image, a video or audio, an
+/// `<object>` or `<embed>` of an image (`Other` in `Fetch`, `Image` in `Network`).
+pub(super) fn rendered(rtype: &str) -> bool {
+    matches!(rtype, "Image" | "Media" | "Other")
+}
+
+/// Commands that read what a page shows.
+pub(super) fn capture(method: &str) -> bool {
+    matches!(
+        method,
+        "Page.captureScreenshot"
+            | "Page.captureSnapshot"
+            | "Page.startScreencast"
+            | "Page.printToPDF"
+            | "LayerTree.makeSnapshot"
+            | "LayerTree.loadSnapshot"
+            | "HeadlessExperimental.beginFrame"
+    )
+}
+
+/// Why a capture of a page showing a protected image is refused, in the refusal's words.
+pub(super) const SHOWS_WHY: &str = "the page shows an image or media from a protected origin, loaded with the user's cookies, whose pixels a capture would read";
+
+/// Why a command naming a resource the policy did not see load is refused.
+pub(super) const UNSEEN_WHY: &str = "it names a resource the guard did not see load and end on an ordinary origin (an ordinary URL may redirect to a protected one)";
+
+/// Why `Network.loadNetworkResource` is refused.
+pub(super) const FOLLOWS_WHY: &str =
+    "it loads a URL with the page's credentials and follows redirects to any origin";
+
+/// `url` without its fragment (a fragment changes nothing of what was loaded, and `Network`
+/// requests carry none).
+fn unfragmented(url: &str) -> &str {
+    url.split('#').next().unwrap_or_default()
+}
+
+/// Whether `url` is an `http:` or `https:` URL (what a load from a protected origin is
+/// named by; `data:`, `blob:` and `about:` content is the page's own).
+fn web_url(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+impl Policy {
+    /// `Network.requestWillBeSent` and `Network.responseReceived` of any session (before
+    /// anything else judges them): the URL each request began at, and whether its load ended
+    /// on a protected origin; a protected image or media response (one the interception did
+    /// not pause: a page's memory cache) marks the page as showing it.
+    pub(super) fn track_load(&mut self, v: &Value, key: &str, method: &str) {
+        let p = &v["params"];
+        let Some(rid) = p["requestId"].as_str() else {
+            return;
+        };
+        let rid = rid.to_string();
+        match method {
+            "Network.requestWillBeSent" => {
+                let url = unfragmented(p["request"]["url"].as_str().unwrap_or_default());
+                let bad = self.off_limits(url);
+                let hop = p["redirectResponse"]["url"].as_str().map(unfragmented);
+                let Some(s) = self.session_mut(key) else {
+                    return;
+                };
+                if hop.is_none() {
+                    s.starts.insert(rid, url.to_string());
+                    return;
+                }
+                if bad {
+                    // The URL it began at, else the hop it came from (a request under way
+                    // when the session was made).
+                    let first = s
+                        .starts
+                        .get(&rid)
+                        .cloned()
+                        .or_else(|| hop.map(str::to_string))
+                        .unwrap_or_default();
+                    s.loads.insert(first, true);
+                }
+            }
+            "Network.responseReceived" => {
+                let url = unfragmented(p["response"]["url"].as_str().unwrap_or_default());
+                let bad = self.off_limits(url);
+                let shown = bad && rendered(p["type"].as_str().unwrap_or_default());
+                let Some(s) = self.session_mut(key) else {
+                    return;
+                };
+                let first = s
+                    .starts
+                    .get(&rid)
+                    .cloned()
+                    .unwrap_or_else(|| url.to_string());
+                let was = s.loads.get(&first).copied().unwrap_or(false);
+                s.loads.insert(first, bad || was);
+                // The URL it ended at names it too (a document's scripts, after a redirect).
+                if !bad && s.loads.get(&url.to_string()).is_none() {
+                    s.loads.insert(url.to_string(), false);
+                }
+                if shown {
+                    let target = s.target.clone();
+                    self.mark_showing(&target);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Frames' documents (a frame tree the browser answered): loads of the session's pages.
+    pub(super) fn learn_frames(&mut self, key: &str, tree: &Value) {
+        let mut urls = Vec::new();
+        let mut stack = vec![tree];
+        while let Some(node) = stack.pop() {
+            if let Some(u) = node["frame"]["url"].as_str() {
+                urls.push(unfragmented(u).to_string());
+            }
+            if let Some(kids) = node["childFrames"].as_array() {
+                stack.extend(kids.iter());
+            }
+        }
+        let bad: Vec<bool> = urls.iter().map(|u| self.off_limits(u)).collect();
+        let Some(s) = self.session_mut(key) else {
+            return;
+        };
+        for (u, b) in urls.into_iter().zip(bad) {
+            if u.is_empty() || s.loads.get(&u).is_some() {
+                continue;
+            }
+            s.loads.insert(u, b);
+        }
+    }
+
+    /// The answer to the policy's own `Page.getResourceTree` on a new document session: a
+    /// protected image or media resource in any frame marks the page (fail closed on an
+    /// error); the frames' documents are learnt.
+    pub(super) fn resources_answer(&mut self, key: &str, v: &Value) {
+        let Some(target) = self.session(key).map(|s| s.target.clone()) else {
+            return;
+        };
+        let tree = &v["result"]["frameTree"];
+        let mut shows = v.get("error").is_some();
+        let mut stack = vec![tree];
+        while let Some(node) = stack.pop() {
+            if let Some(rs) = node["resources"].as_array() {
+                shows |= rs.iter().any(|r| {
+                    rendered(r["type"].as_str().unwrap_or_default())
+                        && r["url"].as_str().is_some_and(|u| self.off_limits(u))
+                });
+            }
+            if let Some(kids) = node["childFrames"].as_array() {
+                stack.extend(kids.iter());
+            }
+        }
+        self.learn_frames(key, tree);
+        if shows {
+            self.mark_showing(&target);
+        }
+    }
+
+    /// A target shows a protected image: it and every page holding it (out-of-process frame
+    /// hosts) are marked.
+    pub(super) fn mark_showing(&mut self, target: &str) {
+        if target.is_empty() {
+            return;
+        }
+        let mut seen = HashSet::new();
+        let mut at = target.to_string();
+        for _ in 0..64 {
+            self.showing.insert(at.clone());
+            seen.insert(at.clone());
+            match self.frame_hosts.get(&at) {
+                Some(host) if !seen.contains(host) => at = host.clone(),
+                _ => return,
+            }
+        }
+    }
+
+    /// Whether the page of session `key` shows a protected image.
+    pub(super) fn shows_protected(&self, key: &str) -> bool {
+        self.session(key)
+            .is_some_and(|s| !s.target.is_empty() && self.showing.contains(&s.target))
+    }
+
+    /// Whether `url` names a load this session saw begin there and end on an ordinary
+    /// origin, a frame's document, or the target's own URL; URLs other than `http(s)` are not
+    /// judged here.
+    pub(super) fn readable(&self, key: &str, url: &str) -> bool {
+        if !web_url(url) {
+            return true;
+        }
+        let url = unfragmented(url);
+        let Some(s) = self.session(key) else {
+            return false;
+        };
+        match s.loads.get(&url.to_string()) {
+            Some(bad) => !bad,
+            None => self
+                .targets
+                .get(&s.target)
+                .and_then(|t| t.info["url"].as_str())
+                .is_some_and(|u| unfragmented(u) == url && !self.off_limits(u)),
+        }
+    }
+
+    /// Whether a `Debugger` event's script URLs (`url`, `embedderName`, anywhere in it) name
+    /// a load the session did not see end on an ordinary origin.
+    pub(super) fn unseen_script(&self, key: &str, v: &Value) -> bool {
+        fn walk(p: &Policy, key: &str, v: &Value) -> bool {
+            match v {
+                Value::Object(map) => map.iter().any(|(k, child)| match child {
+                    Value::String(s) if k == "url" || k == "embedderName" => {
+                        !s.is_empty() && !p.readable(key, s)
+                    }
+                    _ => walk(p, key, child),
+                }),
+                Value::Array(items) => items.iter().any(|i| walk(p, key, i)),
+                _ => false,
+            }
+        }
+        walk(self, key, v)
+    }
+
+    /// A client command reading a resource by URL, loading one, or capturing a page that
+    /// shows a protected image: why it is refused, if it is.
+    pub(super) fn load_command(
+        &self,
+        key: &str,
+        method: &str,
+        params: &Value,
+    ) -> Option<&'static str> {
+        match method {
+            "Network.loadNetworkResource" => Some(FOLLOWS_WHY),
+            "Page.getResourceContent" | "Page.searchInResource" => {
+                let url = params
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                (!self.readable(key, url)).then_some(UNSEEN_WHY)
+            }
+            m if capture(m) && self.shows_protected(key) => Some(SHOWS_WHY),
+            _ => None,
+        }
+    }
+}
