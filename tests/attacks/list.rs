@@ -4070,14 +4070,20 @@ fn same_site_page_showing(ctx: &Ctx, html: &str) -> Result<String, Stop> {
     let url = ctx.url("http://other.client.example", "/page");
     let (_, s) = ctx.open(&url)?;
     ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
-    ctx.eval(
-        &s,
-        &format!(
-            "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); setTimeout(() => r(true), 800); }})",
-            json!(html)
-        ),
-    )?;
+    if !html.is_empty() {
+        ctx.eval(&s, &show_js(html))?;
+    }
     Ok(s)
+}
+
+/// A script that writes `html` into the page and waits (at most 4 s) until the page's
+/// resource timing lists the secret image (or the redirect to it) loaded, then 400 ms for it
+/// to paint (a load the interception failed may list nothing: then it just waits).
+fn show_js(html: &str) -> String {
+    format!(
+        "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); const t0 = Date.now(); const tick = () => {{ const done = performance.getEntriesByType('resource').some((e) => e.name.includes('secret.bmp') || e.name.includes('/hop?')); if (done || Date.now() - t0 > 4000) setTimeout(() => r(done), 400); else setTimeout(tick, 50); }}; tick(); }})",
+        json!(html)
+    )
 }
 
 /// The judge reads the pixels (0..6, 0) of a PNG the client got, in a page of its own (a
@@ -4198,10 +4204,10 @@ fn image_screencast(ctx: &Ctx) -> Res {
     )?;
     ctx.eval(
         &s,
-        &format!(
-            "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); setTimeout(() => r(true), 800); }})",
-            json!(format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx)))
-        ),
+        &show_js(&format!(
+            r#"<img src="{}" style="{AT_ORIGIN}">"#,
+            secret_bmp(ctx)
+        )),
     )?;
     let deadline = std::time::Instant::now() + Duration::from_secs(4);
     let mut next = from;
