@@ -315,7 +315,9 @@
 //!   machine), the profile's files reach a client's page through a file input or a drop (as
 //!   the suite's `c7.file-input-profile` does straight to the browser). Refusing every upload
 //!   would break ordinary automation. With them: without a [`LocalPaths`] a symbolic
-//!   link into a protected path is not seen; a link or hard link made after the check, or a
+//!   link into a protected path is not seen; a link made after the check, a hard link to a
+//!   profile's file outside the profile (another name of the file, with no protected folder
+//!   above it: like a copy of the profile elsewhere, a backup's), or a
 //!   profile on another machine than the resolver's, is not either; on a platform without
 //!   file identities (Windows) only the canonical path is compared, and other files of the
 //!   user (documents, keys) are as readable as they are to the browser. On Linux with the

@@ -621,6 +621,50 @@ mod policy_tests {
         assert_eq!(both(&mut p, &deep), (Verdict::Refuse, Verdict::Refuse));
     }
 
+    /// A bind mount of the profile (same device and inode, another path) and a hard link to
+    /// one of its files. Mounting needs privileges and changes the machine's mount table for
+    /// a moment, so this runs only with `SLICC_TEST_MOUNTS=1` (it says so otherwise).
+    #[test]
+    fn a_bind_mount_of_the_profile_is_seen_by_identity() {
+        if std::env::var_os("SLICC_TEST_MOUNTS").is_none() {
+            eprintln!("skipped: set SLICC_TEST_MOUNTS=1 to bind-mount a temporary folder");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let profile = base.join("profile");
+        std::fs::create_dir_all(profile.join("Default")).unwrap();
+        std::fs::write(profile.join("Default/Cookies"), "x").unwrap();
+        let mnt = base.join("mnt");
+        std::fs::create_dir_all(&mnt).unwrap();
+        /// Unmounts at the end, also on failure (before the folder is removed).
+        struct Unmount(std::path::PathBuf);
+        impl Drop for Unmount {
+            fn drop(&mut self) {
+                let _ = std::process::Command::new("umount").arg(&self.0).status();
+            }
+        }
+        let status = std::process::Command::new("mount")
+            .arg("--bind")
+            .arg(&profile)
+            .arg(&mnt)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mount --bind failed: {status}");
+        let _unmount = Unmount(mnt.clone());
+        let mut p = policy(&profile);
+        let via = mnt.join("Default/Cookies").display().to_string();
+        assert_eq!(both(&mut p, &via), (Verdict::Refuse, Verdict::Refuse));
+        let folder = mnt.display().to_string();
+        assert_eq!(both(&mut p, &folder), (Verdict::Refuse, Verdict::Refuse));
+        // A hard link to a profile file outside it is another name of the same file, with
+        // no folder of the profile above it: not seen (like a copy of the profile elsewhere;
+        // see the module docs' Limits).
+        std::fs::hard_link(profile.join("Default/Cookies"), base.join("hard")).unwrap();
+        let hard = base.join("hard").display().to_string();
+        assert_eq!(both(&mut p, &hard), (Verdict::Forward, Verdict::Forward));
+    }
+
     #[test]
     fn links_dotdot_case_proc_and_backslashes_in_any_string() {
         let tmp = tempfile::tempdir().unwrap();
