@@ -15,7 +15,7 @@
 //! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy, and at load for its time zone, locale, `navigator.onLine` and `Date.now()` (`tz`, `locale`, `online`, `time`: what renderer-wide overrides reach); `?sw=1` on the page registers `/sw.js?k=<secret>` |
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
 //! | `/secret.js` | a script holding the secret in a closure (no global); `keep=1`: a `message` listener keeps the closure alive |
-//! | `/secret.css` | a stylesheet holding the secret in generated content |
+//! | `/secret.css[?sel=1]` | a stylesheet holding the secret in generated content; `sel=1`: in a selector (`#ta, .never-<secret>`), which the page's computed styles do not show |
 //! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
 //! | `/shared.js` | a shared worker (`?shared=1` on the app page starts it) |
 //! | `/secret.bmp` | a 6×1 24-bit BMP whose pixel bytes are the secret (blue, green, red, each pixel; grey without the `session` cookie): an image the app serves only to its user, which a page that shows it cannot read (a cross-origin image taints a canvas) |
@@ -496,6 +496,12 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             vec![("Content-Type", "text/javascript".into())],
             format!("(function () {{ const k = \"{secret}\"; return k.length; }})();\n")
                 .into_bytes(),
+        ),
+        // `sel=1`: the secret in a selector, which no computed style shows the page.
+        "/secret.css" if hit.param("sel").is_some() => (
+            "200 OK",
+            vec![("Content-Type", "text/css".into())],
+            format!("#ta, .never-{secret} {{ color: red; }}\n").into_bytes(),
         ),
         "/secret.css" => (
             "200 OK",

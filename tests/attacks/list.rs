@@ -182,6 +182,10 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.search-resource-hop", "the client's page runs a vault script through an ordinary redirect: Page.searchInResource by the redirect's URL", search_resource_hop),
         A::new("c7.debugger-hop-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Debugger.getScriptSource", debugger_hop_before_attach),
         A::new("c7.load-network-resource-hop", "Network.loadNetworkResource of an ordinary redirect to a vault script", load_network_resource_hop),
+        A::new("c7.css-matched-rules", "the client's page applies a vault stylesheet (the secret in a selector): CSS.getMatchedStylesForNode of the element it matches", css_matched_rules),
+        A::new("c7.css-matched-hop", "the client's page applies a vault stylesheet through an ordinary redirect: CSS.getMatchedStylesForNode", css_matched_hop),
+        A::new("c7.css-mhtml", "the client's page applies a vault stylesheet (the secret in a selector): Page.captureSnapshot serializes its rules", css_mhtml),
+        A::new("c7.css-mhtml-hop", "the client's page applies a vault stylesheet through an ordinary redirect: Page.captureSnapshot serializes its rules", css_mhtml_hop),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
     ]
 }
@@ -4390,4 +4394,73 @@ fn resource_content_before_attach(ctx: &Ctx) -> Res {
         Some(&s),
     )?;
     ctx.holds_secret("Page.getResourceContent", &r.to_string())
+}
+
+/// The vault stylesheet whose selector holds the secret (`#ta, .never-<secret>`), straight or
+/// through an ordinary redirect.
+fn vault_selector_css(ctx: &Ctx, hop: bool) -> String {
+    let css = ctx.vault("/secret.css?sel=1");
+    if hop {
+        format!("http://ordinary.test/hop?t={}&to={}", ctx.tag, encode(&css))
+    } else {
+        css
+    }
+}
+
+/// The client's page (DOM and CSS enabled) applies the vault stylesheet `href`: the session.
+fn page_with_vault_css(ctx: &Ctx, href: &str) -> Result<String, Stop> {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("DOM.enable", json!({}), Some(&s))?;
+    ctx.send("CSS.enable", json!({}), Some(&s))?;
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('link'); e.rel = 'stylesheet'; e.href = {}; e.onload = () => r(true); e.onerror = () => r(false); document.head.append(e); }})",
+            json!(href)
+        ),
+    )?;
+    Ok(s)
+}
+
+/// `CSS.getMatchedStylesForNode` of the client page's `#ta`, which the vault rule matches.
+fn matched_rules_of_ta(ctx: &Ctx, hop: bool) -> Res {
+    let s = page_with_vault_css(ctx, &vault_selector_css(ctx, hop))?;
+    let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
+    let node = ctx.send(
+        "DOM.querySelector",
+        json!({"nodeId": doc["root"]["nodeId"], "selector": "#ta"}),
+        Some(&s),
+    )?;
+    let r = ctx.send(
+        "CSS.getMatchedStylesForNode",
+        json!({"nodeId": node["nodeId"]}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("CSS.getMatchedStylesForNode", &r.to_string())
+}
+
+fn css_matched_rules(ctx: &Ctx) -> Res {
+    matched_rules_of_ta(ctx, false)
+}
+
+fn css_matched_hop(ctx: &Ctx) -> Res {
+    matched_rules_of_ta(ctx, true)
+}
+
+/// `Page.captureSnapshot` of the client's page applying the vault stylesheet.
+fn snapshot_with_vault_css(ctx: &Ctx, hop: bool) -> Res {
+    let s = page_with_vault_css(ctx, &vault_selector_css(ctx, hop))?;
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "Page.captureSnapshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+fn css_mhtml(ctx: &Ctx) -> Res {
+    snapshot_with_vault_css(ctx, false)
+}
+
+fn css_mhtml_hop(ctx: &Ctx) -> Res {
+    snapshot_with_vault_css(ctx, true)
 }

@@ -103,6 +103,8 @@ impl Policy {
             "Runtime.getProperties" | "Debugger.setBreakpointByUrl" => {
                 changed = self.script_response(&mut v, &key, &p.method);
             }
+            m if m.starts_with("CSS.") => changed = self.css_response(&mut v, &key),
+            "Page.captureSnapshot" => changed = self.snapshot_response(&mut v, &key),
             _ => {}
         }
         match self.scrub_member(&mut v, "result") {

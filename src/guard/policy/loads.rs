@@ -25,6 +25,14 @@
 //!   script a page ran before the client's session is withheld too: nothing tells where it
 //!   came from. `Network.loadNetworkResource` (which loads a URL with the page's
 //!   credentials and follows redirects to any origin) is refused.
+//! - **Style sheets' rules in results and snapshots.** A rule of a protected style sheet
+//!   matches the page's elements like an ordinary one, and `CSS.getMatchedStylesForNode` (and
+//!   any `CSS` result) carries its selectors and declarations, which the web keeps from the
+//!   page (a cross-origin sheet's `cssRules` throw); `Page.captureSnapshot` serializes every
+//!   sheet's rules into the MHTML, a sheet loaded through an ordinary redirect under the
+//!   redirect's URL. Rules, styles and keyframes of sheets reported as protected leave `CSS`
+//!   results (scripts.rs), and MHTML parts from protected URLs, and style sheet parts under a
+//!   URL the session did not see load and end on an ordinary origin, leave snapshots.
 
 use std::collections::HashSet;
 
@@ -271,5 +279,55 @@ impl Policy {
             m if capture(m) && self.shows_protected(key) => Some(SHOWS_WHY),
             _ => None,
         }
+    }
+
+    /// A `Page.captureSnapshot` result (MHTML): every part from a protected URL, and every
+    /// style sheet part whose URL the session did not see load and end on an ordinary origin
+    /// (an ordinary URL that redirected to a protected sheet names it: measured on Chromium
+    /// 156), is taken out; the serializer writes a sheet's rules, which the web keeps from the
+    /// page. Returns whether it changed.
+    pub(super) fn snapshot_response(&self, v: &mut Value, key: &str) -> bool {
+        let Some(data) = v.pointer("/result/data").and_then(Value::as_str) else {
+            return false;
+        };
+        let Some(boundary) = data
+            .split("boundary=\"")
+            .nth(1)
+            .and_then(|b| b.split('"').next())
+            .filter(|b| !b.is_empty())
+        else {
+            return false;
+        };
+        let delimiter = format!("--{boundary}");
+        let parts: Vec<&str> = data.split(delimiter.as_str()).collect();
+        let mut kept = Vec::with_capacity(parts.len());
+        let mut changed = false;
+        for (i, part) in parts.iter().enumerate() {
+            // The preamble (the archive's own headers) and the closing `--` are no parts.
+            if i == 0 || part.starts_with("--") {
+                kept.push(*part);
+                continue;
+            }
+            let head = part.split("\r\n\r\n").next().unwrap_or_default();
+            let header = |name: &str| {
+                head.lines().find_map(|l| {
+                    let (n, val) = l.split_once(':')?;
+                    n.trim().eq_ignore_ascii_case(name).then(|| val.trim())
+                })
+            };
+            let location = header("Content-Location").unwrap_or_default();
+            let sheet = header("Content-Type")
+                .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/css"));
+            let bad = self.off_limits(location) || (sheet && !self.readable(key, location));
+            if bad {
+                changed = true;
+            } else {
+                kept.push(*part);
+            }
+        }
+        if changed {
+            v["result"]["data"] = Value::String(kept.join(delimiter.as_str()));
+        }
+        changed
     }
 }

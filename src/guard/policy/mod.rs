@@ -228,7 +228,12 @@
 //!   session's own `Network` domain saw a load begin there and end on an ordinary origin (or
 //!   it is a frame's document or the target's URL): a script the page ran before the session
 //!   is withheld too. `Network.loadNetworkResource` (a load with the page's credentials that
-//!   follows any redirect) is refused.
+//!   follows any redirect) is refused. A protected style sheet's rules (which match the page's
+//!   elements like ordinary ones, and which the web keeps from the page) leave `CSS` results
+//!   (`CSS.getMatchedStylesForNode`: rules, styles and keyframes of sheets reported as
+//!   protected), and `Page.captureSnapshot` loses the MHTML parts from protected URLs and the
+//!   style sheet parts under a URL not seen to load and end on an ordinary origin (a sheet
+//!   loaded before the session among them).
 //! - **Sessions nobody has.** A command naming a session the policy does not know is
 //!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!

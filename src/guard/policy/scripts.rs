@@ -164,6 +164,52 @@ impl Policy {
         }
     }
 
+    /// A `CSS` result (`CSS.getMatchedStylesForNode` and the like): every rule, style or
+    /// keyframe from a style sheet reported as protected is taken out (its selectors and
+    /// declarations are the sheet's text, which the web keeps from the page; a rule from a
+    /// protected sheet matches the page's elements as an ordinary one does). Returns whether it
+    /// changed.
+    pub(super) fn css_response(&self, v: &mut Value, key: &str) -> bool {
+        /// Whether `v` must go: it names a protected sheet and holds no list to prune it from.
+        fn prune(p: &Policy, key: &str, v: &mut Value, changed: &mut bool) -> bool {
+            match v {
+                Value::Object(map) => {
+                    let hidden =
+                        map.get("styleSheetId")
+                            .and_then(Value::as_str)
+                            .is_some_and(|id| {
+                                p.session(key)
+                                    .and_then(|s| s.sheets.get(&id.to_string()))
+                                    .is_some_and(|protected| *protected)
+                            });
+                    if hidden {
+                        return true;
+                    }
+                    let mut gone = false;
+                    for child in map.values_mut() {
+                        gone |= prune(p, key, child, changed);
+                    }
+                    gone
+                }
+                Value::Array(items) => {
+                    let before = items.len();
+                    items.retain_mut(|i| !prune(p, key, i, changed));
+                    *changed |= items.len() != before;
+                    false
+                }
+                _ => false,
+            }
+        }
+        let mut changed = false;
+        if let Some(r) = v.get_mut("result") {
+            if prune(self, key, r, &mut changed) {
+                *r = serde_json::json!({});
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// A `Runtime.getProperties` result: `[[Scopes]]` kept only when the function's location
     /// names a script the client was shown as ordinary. A `Debugger.setBreakpointByUrl`
     /// result: locations in hidden scripts taken out. Returns whether it changed.
