@@ -11,8 +11,9 @@
 //! ([`LocalPaths::resolve_all`]). Nothing is kept from one command to the next: a link made
 //! in between is seen.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 use crate::guard::policy::{LocalPaths, Resolved};
@@ -120,14 +121,25 @@ fn resolve(path: &Path, looks: &mut Looks) -> Resolved {
     if !path.is_absolute() {
         return Resolved::Unknown;
     }
-    let mut todo: VecDeque<OsString> = parts(path);
+    // The parts still to walk: a link's target's first (in order), then the path's own.
+    let mut todo: VecDeque<OsString> = VecDeque::new();
+    let mut rest = path.components();
     let mut done = PathBuf::from("/");
     // What is known of each component of `done`, in order.
     let mut seen: Vec<Seen> = Vec::new();
     let mut links = 0;
     let mut exists = true;
-    while let Some(part) = todo.pop_front() {
-        if part == ".." {
+    loop {
+        let part: Cow<'_, OsStr> = match todo.pop_front() {
+            Some(p) => Cow::Owned(p),
+            None => match rest.next() {
+                Some(Component::Normal(n)) => Cow::Borrowed(n),
+                Some(Component::ParentDir) => Cow::Borrowed(OsStr::new("..")),
+                Some(_) => continue,
+                None => break,
+            },
+        };
+        if part == OsStr::new("..") {
             if done.pop() {
                 seen.pop();
             }
@@ -163,7 +175,8 @@ fn resolve(path: &Path, looks: &mut Looks) -> Resolved {
         } else {
             seen.push(Seen::Unknown);
         }
-        if in_proc(&done) {
+        // Only a first component can lead into /proc (later ones keep the first).
+        if seen.len() == 1 && in_proc(&done) {
             return Resolved::Indirect;
         }
     }
@@ -372,6 +385,9 @@ mod tests {
             "//",
             "/missing/..",
             "/proc/self/root/tmp",
+            "/proc",
+            "/proc/..",
+            "/missing/../proc",
             "/dev/fd/0",
             "//div[@id='x']",
             "/^a\\/b$/i",
