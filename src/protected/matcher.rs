@@ -364,6 +364,32 @@ impl Matcher {
         self.rules.extras.iter().map(|e| e.text.as_str())
     }
 
+    /// The host texts a protected URL's host is or ends with, as a browser writes a URL it
+    /// loads (lower case, IDNA and number forms resolved, no trailing dot): the catalog's
+    /// domains and hosts and the extra origins' hosts (an IPv6 one in brackets). Every
+    /// `http(s)` URL [`Matcher::url`] protects, in the canonical form a browser reports,
+    /// contains one of them; the guard's interception patterns are built on that.
+    pub(crate) fn host_texts(&self) -> impl Iterator<Item = &str> {
+        let rules = &self.rules;
+        rules
+            .domains
+            .iter()
+            .chain(&rules.hosts)
+            .map(String::as_str)
+            .chain(rules.extras.iter().map(|e| e.host.as_str()))
+    }
+
+    /// The schemes whose every URL is protected (the catalog's `anySchemes`) or carries an
+    /// inner URL that may be (`innerSchemes`: a browser leaves the inner URL as written).
+    pub(crate) fn scheme_texts(&self) -> impl Iterator<Item = &str> {
+        let rules = &self.rules;
+        rules
+            .any_schemes
+            .iter()
+            .chain(&rules.inner_schemes)
+            .map(String::as_str)
+    }
+
     /// Whether `url`'s host may be same-site with a protected host, domain or extra origin,
     /// so that one renderer process may hold a page of each (Chromium gives each site its own
     /// processes, and a page and the same-site popup it opens share one). A superset of the

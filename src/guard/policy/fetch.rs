@@ -9,23 +9,70 @@ use super::state::{ClientFetch, Kind, Overrides, Own};
 use super::{Output, Policy, Verdict};
 
 /// The policy's own `Fetch` patterns on every document session, paused before they are
-/// sent: documents, and what a page shows but cannot read (images, media, `<object>` and
-/// `<embed>` of an image: `loads.rs`).
-pub(super) fn guard_pattern() -> Vec<Value> {
-    ["Document", "Image", "Media", "Other"]
-        .iter()
-        .map(|t| json!({"urlPattern": "*", "resourceType": t, "requestStage": "Request"}))
-        .collect()
+/// sent: every document, and what a page shows but cannot read (images, media, `<object>` and
+/// `<embed>` of an image: `loads.rs`) when its URL may be off limits: [`shown_patterns`].
+pub(super) fn guard_pattern(shown: &[Value]) -> Vec<Value> {
+    let mut patterns =
+        vec![json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})];
+    patterns.extend(shown.iter().cloned());
+    patterns
 }
 
 /// The policy's own `Fetch` patterns on a document session: [`guard_pattern`], and every
 /// request while the client has set request headers there (see `overrides`).
-pub(super) fn guard_patterns(overrides: &Overrides) -> Vec<Value> {
-    let mut patterns = guard_pattern();
+pub(super) fn guard_patterns(shown: &[Value], overrides: &Overrides) -> Vec<Value> {
+    let mut patterns = guard_pattern(shown);
     if overrides.any() {
         patterns.push(json!({"urlPattern": "*", "requestStage": "Request"}));
     }
     patterns
+}
+
+/// The patterns of images, media and `Other` requests the policy pauses: only URLs that may
+/// be off limits ([`Policy::off_limits`]), so a page's ordinary images never wait for the
+/// guard. A superset, judged again when paused: Chromium matches a pattern against the
+/// canonical URL of each request and of each redirect hop on its own (measured on Chromium
+/// 156: an ordinary image URL redirecting to a protected one is paused at the protected hop),
+/// and a canonical URL on a protected origin contains its host text
+/// ([`Matcher::host_texts`](crate::protected::Matcher)) in its host; a browser-internal,
+/// `anySchemes` or `innerSchemes` URL (`blob:`, `filesystem:`, `view-source:`, whose inner
+/// URL a browser leaves as written) starts with its scheme.
+pub(super) fn shown_patterns(m: &crate::protected::Matcher) -> Vec<Value> {
+    let mut texts: Vec<String> = m
+        .host_texts()
+        .map(|h| format!("*{}*", glob_escape(h)))
+        .collect();
+    texts.extend(
+        super::scrub::INTERNAL_SCHEMES
+            .iter()
+            .copied()
+            .chain(m.scheme_texts())
+            .chain(["about", "view-source"])
+            .map(|scheme| format!("{}:*", glob_escape(&scheme.to_ascii_lowercase()))),
+    );
+    texts.sort();
+    texts.dedup();
+    let mut patterns = Vec::new();
+    for rtype in ["Image", "Media", "Other"] {
+        for text in &texts {
+            patterns.push(
+                json!({"urlPattern": text, "resourceType": rtype, "requestStage": "Request"}),
+            );
+        }
+    }
+    patterns
+}
+
+/// `text` with `Fetch` pattern wildcards (`*`, `?`) and the escape (`\`) escaped.
+fn glob_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `Fetch` commands that answer a paused request, and whether they end its pause.
@@ -226,7 +273,7 @@ impl Policy {
             let overrides = self.effective(key);
             let mut rewritten = None;
             if kind == Some(Kind::Document) || overrides.any() {
-                patterns.extend(guard_patterns(&overrides));
+                patterns.extend(guard_patterns(&self.shown, &overrides));
                 let mut nv = v.clone();
                 nv["params"]["patterns"] = Value::Array(patterns);
                 rewritten = Some(nv);
@@ -291,8 +338,8 @@ impl Policy {
             .map(|f| f.raw.clone())
             .unwrap_or_default();
         match s {
-            Some(_) => patterns.extend(guard_patterns(&self.effective(key))),
-            None => patterns.extend(guard_pattern()),
+            Some(_) => patterns.extend(guard_patterns(&self.shown, &self.effective(key))),
+            None => patterns.extend(guard_pattern(&self.shown)),
         }
         let mut params = json!({"patterns": patterns});
         if s.and_then(|s| s.fetch.as_ref())
@@ -301,5 +348,108 @@ impl Policy {
             params["handleAuthRequests"] = Value::Bool(true);
         }
         params
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pattern::FetchPattern;
+    use super::*;
+    use crate::protected::Matcher;
+
+    /// The shipped `protected.json`: its origins and URL vectors.
+    fn vectors() -> (Vec<String>, Vec<(String, bool)>) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/protected.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let origins = v["origins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap().to_string())
+            .collect();
+        let urls = v["urls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                (
+                    u["url"].as_str().unwrap().to_string(),
+                    u["protected"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        (origins, urls)
+    }
+
+    #[test]
+    fn every_off_limits_url_as_a_browser_writes_it_is_paused() {
+        let (origins, urls) = vectors();
+        let m = Matcher::new(&crate::shared_catalog().protected_origins, &origins).unwrap();
+        let patterns = FetchPattern::list(&json!({ "patterns": shown_patterns(&m) }));
+        let policy = Policy::new(m.clone());
+        let mut checked = 0;
+        for (url, protected) in urls {
+            // The canonical form a browser reports for a load (the `url` crate's WHATWG
+            // serialization stands in for Chromium's GURL here).
+            let Ok(parsed) = url::Url::parse(&url) else {
+                continue;
+            };
+            let canonical = parsed.as_str();
+            if !policy.off_limits(canonical) {
+                continue;
+            }
+            for rtype in ["Image", "Media", "Other"] {
+                assert!(
+                    patterns.iter().any(|p| p.wants(canonical, rtype, false)),
+                    "{rtype} {canonical} (vector {url}, protected: {protected}) is off limits but no pattern pauses it"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 50, "only {checked} off-limits vectors checked");
+        // Internal pages, and protected hosts inside other URLs.
+        for url in [
+            "chrome://favicon/size/16/https://example.test/",
+            "file:///etc/passwd",
+            "chrome-extension://abcdefghijklmnopabcdefghijklmnop/icon.png",
+            "devtools://devtools/bundled/Images/x.svg",
+            "blob:https://vault.sliccy.ai/0b1c2d3e-0000-4000-8000-000000000000",
+            "filesystem:https://seven.sliccy.ai/temporary/x.png",
+            "http://seven.sliccy.ai./x.png",
+            "http://[::1]:5712/x.png",
+        ] {
+            assert!(policy.off_limits(url), "{url}");
+            assert!(
+                patterns.iter().any(|p| p.wants(url, "Image", false)),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn ordinary_images_are_not_paused() {
+        let m = Matcher::new(
+            &crate::shared_catalog().protected_origins,
+            &["http://client.example"],
+        )
+        .unwrap();
+        let patterns = FetchPattern::list(&json!({ "patterns": shown_patterns(&m) }));
+        for url in [
+            "https://ordinary.test/a.png",
+            "http://sliccy.example/x.png",
+            "https://cdn.test/img?x=1",
+            "data:image/png;base64,AAAA",
+        ] {
+            assert!(
+                !patterns.iter().any(|p| p.wants(url, "Image", false)),
+                "{url} would wait for the guard"
+            );
+        }
+        // Documents are all paused; a pattern text is escaped.
+        let all = FetchPattern::list(&json!({ "patterns": guard_pattern(&shown_patterns(&m)) }));
+        assert!(all
+            .iter()
+            .any(|p| p.wants("https://ordinary.test/", "Document", false)));
+        assert_eq!(glob_escape(r"a*b?c\d"), r"a\*b\?c\\d");
     }
 }

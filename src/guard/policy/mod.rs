@@ -525,6 +525,9 @@ pub struct Policy {
     hosting: HashSet<String>,
     /// Targets showing a protected image (or holding a frame that does): see `loads.rs`.
     showing: HashSet<String>,
+    /// The policy's own `Fetch` patterns for images, media and `Other` requests
+    /// ([`fetch::shown_patterns`]), built once from the matcher.
+    shown: Vec<Value>,
     /// The protected local paths ([`Config::protected_paths`]), resolved once.
     paths: paths::Protected,
     /// Download folders and cancelled downloads (downloads.rs).
@@ -543,6 +546,7 @@ impl Policy {
         root.visible = true;
         let paths = paths::Protected::new(&config.protected_paths, config.local_paths.clone());
         Policy {
+            shown: fetch::shown_patterns(&matcher),
             m: matcher,
             root,
             paths,

@@ -218,7 +218,7 @@ impl Policy {
         }
         let mut checks = vec![(
             "Fetch.enable",
-            json!({"patterns": guard_pattern()}),
+            json!({"patterns": guard_pattern(&self.shown)}),
             Probe::Fetch,
         )];
         if !waiting {
