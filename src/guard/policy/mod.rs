@@ -216,7 +216,9 @@
 //!   loads with the user's cookies (same-site ones from a page beside an extra origin,
 //!   `SameSite=None` ones from any site); the web keeps its pixels from the page, a capture does
 //!   not. The interception of every document session takes image, media and `Other` requests
-//!   (`<object>` and `<embed>` of an image) too, and fails protected ones before they are sent,
+//!   (`<object>` and `<embed>` of an image) too, those whose URL may be off limits (a protected
+//!   host's text in it, or a browser-internal scheme: a page's ordinary images never wait for the
+//!   guard), and fails protected ones before they are sent,
 //!   every redirect hop included; a page that already shows one when a session is made (the
 //!   policy's own `Page.getResourceTree`, answered before the session's checks), or shows one no
 //!   request paused, refuses captures (`Page.captureScreenshot`, `captureSnapshot`,
