@@ -186,6 +186,9 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.css-matched-hop", "the client's page applies a vault stylesheet through an ordinary redirect: CSS.getMatchedStylesForNode", css_matched_hop),
         A::new("c7.css-mhtml", "the client's page applies a vault stylesheet (the secret in a selector): Page.captureSnapshot serializes its rules", css_mhtml),
         A::new("c7.css-mhtml-hop", "the client's page applies a vault stylesheet through an ordinary redirect: Page.captureSnapshot serializes its rules", css_mhtml_hop),
+        A::new("c7.css-import-matched", "the client's page applies an ordinary <style> that @imports the vault stylesheet (the secret in a selector): CSS.getMatchedStylesForNode", css_import_matched),
+        A::new("c7.css-import-mhtml", "the client's page applies an ordinary <style> that @imports the vault stylesheet: Page.captureSnapshot", css_import_mhtml),
+        A::new("c7.worker-import-hop", "a worker of the client's page imports a vault script through an ordinary redirect: Debugger.getScriptSource on the worker's session", worker_import_hop),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
     ]
 }
@@ -4463,4 +4466,90 @@ fn css_mhtml(ctx: &Ctx) -> Res {
 
 fn css_mhtml_hop(ctx: &Ctx) -> Res {
     snapshot_with_vault_css(ctx, true)
+}
+
+/// The client's page (DOM and CSS enabled) gets an ordinary `<style>` that `@import`s the
+/// vault stylesheet whose selector holds the secret: the session.
+fn page_importing_vault_css(ctx: &Ctx) -> Result<String, Stop> {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("DOM.enable", json!({}), Some(&s))?;
+    ctx.send("CSS.enable", json!({}), Some(&s))?;
+    let css = format!("@import url({});", json!(vault_selector_css(ctx, false)));
+    ctx.eval(
+        &s,
+        &format!(
+            "new Promise((r) => {{ const e = document.createElement('style'); e.textContent = {}; document.head.append(e); const t0 = Date.now(); const tick = () => {{ if (getComputedStyle(document.getElementById('ta')).color === 'rgb(255, 0, 0)' || Date.now() - t0 > 3000) r(true); else setTimeout(tick, 50); }}; tick(); }})",
+            json!(css)
+        ),
+    )?;
+    Ok(s)
+}
+
+fn css_import_matched(ctx: &Ctx) -> Res {
+    let s = page_importing_vault_css(ctx)?;
+    let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
+    let node = ctx.send(
+        "DOM.querySelector",
+        json!({"nodeId": doc["root"]["nodeId"], "selector": "#ta"}),
+        Some(&s),
+    )?;
+    let r = ctx.send(
+        "CSS.getMatchedStylesForNode",
+        json!({"nodeId": node["nodeId"]}),
+        Some(&s),
+    )?;
+    ctx.holds_secret("CSS.getMatchedStylesForNode", &r.to_string())
+}
+
+fn css_import_mhtml(ctx: &Ctx) -> Res {
+    let s = page_importing_vault_css(ctx)?;
+    let r = ctx.send("Page.captureSnapshot", json!({"format": "mhtml"}), Some(&s))?;
+    ctx.holds_secret(
+        "Page.captureSnapshot",
+        r["data"].as_str().unwrap_or_default(),
+    )
+}
+
+fn worker_import_hop(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        Some(&s),
+    )?;
+    let inner = format!(
+        "onmessage = () => {{ try {{ importScripts({}); postMessage(true); }} catch (e) {{ postMessage(String(e)); }} }};",
+        json!(hop_to_vault_script(ctx))
+    );
+    ctx.eval(
+        &s,
+        &format!(
+            "(() => {{ window.w = new Worker(URL.createObjectURL(new Blob([{}], {{type: 'text/javascript'}}))); return true; }})()",
+            json!(inner)
+        ),
+    )?;
+    let (_, attached) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget" && e.params["targetInfo"]["type"] == "worker"
+            },
+            Duration::from_secs(5),
+        )
+        .ok_or_else(|| Stop::Failed("no worker session".into()))?;
+    let ws = attached.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let from = ctx.c.event_count();
+    ctx.send("Debugger.enable", json!({}), Some(&ws))?;
+    ctx.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&ws))?;
+    ctx.eval(
+        &s,
+        "new Promise((r) => { w.onmessage = (e) => r(e.data); w.postMessage(1); setTimeout(() => r(false), 3000); })",
+    )?;
+    let text = sources_of(ctx, &ws, from, "/hop?")?;
+    ctx.holds_secret("Debugger.getScriptSource", &text)
 }
