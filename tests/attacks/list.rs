@@ -189,6 +189,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.css-import-matched", "the client's page applies an ordinary <style> that @imports the vault stylesheet (the secret in a selector): CSS.getMatchedStylesForNode", css_import_matched),
         A::new("c7.css-import-mhtml", "the client's page applies an ordinary <style> that @imports the vault stylesheet: Page.captureSnapshot", css_import_mhtml),
         A::new("c7.worker-import-hop", "a worker of the client's page imports a vault script through an ordinary redirect: Debugger.getScriptSource on the worker's session", worker_import_hop),
+        A::new("c7.cache-opaque-stash", "the client's page puts an opaque (no-cors) response of a vault script in its own Cache Storage: CacheStorage.requestCachedResponse reads the body the page cannot", cache_opaque_stash),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
     ]
 }
@@ -4552,4 +4553,35 @@ fn worker_import_hop(ctx: &Ctx) -> Res {
     )?;
     let text = sources_of(ctx, &ws, from, "/hop?")?;
     ctx.holds_secret("Debugger.getScriptSource", &text)
+}
+
+fn cache_opaque_stash(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.eval(
+        &s,
+        &format!(
+            "(async () => {{ const r = await fetch({}, {{mode: 'no-cors'}}); const c = await caches.open('stash'); await c.put('/stash', r); return r.type; }})()",
+            json!(ctx.vault("/secret.js"))
+        ),
+    )?;
+    let names = ctx.send(
+        "CacheStorage.requestCacheNames",
+        json!({"securityOrigin": "http://ordinary.test"}),
+        Some(&s),
+    )?;
+    let cache = names["caches"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["cacheName"] == "stash"))
+        .map(|c| c["cacheId"].clone())
+        .ok_or_else(|| Stop::Failed("no stash cache listed".into()))?;
+    let r = ctx.send(
+        "CacheStorage.requestCachedResponse",
+        json!({"cacheId": cache, "requestURL": "http://ordinary.test/stash", "requestHeaders": []}),
+        Some(&s),
+    )?;
+    let body = b64decode(r["response"]["body"].as_str().unwrap_or_default());
+    ctx.holds_secret(
+        "CacheStorage.requestCachedResponse",
+        &String::from_utf8_lossy(&body),
+    )
 }

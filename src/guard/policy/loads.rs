@@ -26,6 +26,11 @@
 //!   script a page ran before the client's session is withheld too: nothing tells where it
 //!   came from. `Network.loadNetworkResource` (which loads a URL with the page's
 //!   credentials and follows redirects to any origin) is refused.
+//! - **Opaque responses a page caches.** A page may put a response it cannot read (a
+//!   `no-cors` fetch of a protected URL, with the user's cookies) into its own Cache Storage,
+//!   and `CacheStorage.requestCachedResponse` returns its body (measured on Chromium 156); the
+//!   entry names only the page's own key, and nothing in the answer says the response is
+//!   opaque, so the command is refused (listing caches and entries is not).
 //! - **Style sheets' rules in results and snapshots.** A rule of a protected style sheet
 //!   matches the page's elements like an ordinary one, and `CSS.getMatchedStylesForNode` (and
 //!   any `CSS` result) carries its selectors and declarations, which the web keeps from the
@@ -66,6 +71,9 @@ pub(super) const SHOWS_WHY: &str = "the page shows an image or media from a prot
 
 /// Why a command naming a resource the policy did not see load is refused.
 pub(super) const UNSEEN_WHY: &str = "it names a resource the guard did not see load and end on an ordinary origin (an ordinary URL may redirect to a protected one)";
+
+/// Why `CacheStorage.requestCachedResponse` is refused.
+pub(super) const CACHED_WHY: &str = "a cached response may be an opaque one (a page stores a cross-origin, even protected, response it cannot read in its own cache), whose body this returns";
 
 /// Why `Network.loadNetworkResource` is refused.
 pub(super) const FOLLOWS_WHY: &str =
@@ -270,6 +278,7 @@ impl Policy {
     ) -> Option<&'static str> {
         match method {
             "Network.loadNetworkResource" => Some(FOLLOWS_WHY),
+            "CacheStorage.requestCachedResponse" => Some(CACHED_WHY),
             "Page.getResourceContent" | "Page.searchInResource" => {
                 let url = params
                     .get("url")

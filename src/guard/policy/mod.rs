@@ -235,7 +235,10 @@
 //!   (`CSS.getMatchedStylesForNode`: rules, styles and keyframes of sheets reported as
 //!   protected), and `Page.captureSnapshot` loses the MHTML parts from protected URLs and the
 //!   style sheet parts under a URL not seen to load and end on an ordinary origin (a sheet
-//!   loaded before the session among them).
+//!   loaded before the session among them). A page may also put a response it cannot read (a `no-cors`
+//!   fetch of a protected URL) into its own Cache Storage under a key of its own:
+//!   `CacheStorage.requestCachedResponse`, whose answer does not say a body is opaque, is
+//!   refused (listing caches and entries is not).
 //! - **Sessions nobody has.** A command naming a session the policy does not know is
 //!   answered with Chromium's own error (`-32001`, `Session with given id not found.`).
 //!
