@@ -308,40 +308,49 @@ impl Protected {
         // Any other absolute path or file: URL in any command (a parameter this list does not
         // know yet). Only the inside rule applies to these: each is judged lexically first,
         // then the rest are resolved together (one command's look-ups shared), in batches.
-        let mut named: Vec<Cow<'_, str>> = Vec::new();
+        let (mut found, mut batch) = (None, Vec::new());
         strings(params, &mut |s| {
+            if found.is_some() {
+                return;
+            }
             if s.starts_with(['/', '\\']) || windows_absolute(s) {
-                named.push(Cow::Borrowed(s));
+                batch.push(Cow::Borrowed(s));
             } else if let Some(p) = file_url_path(s) {
-                named.push(Cow::Owned(p));
+                batch.push(Cow::Owned(p));
+            }
+            if batch.len() == NAMED_BATCH {
+                found = self.named(&batch);
+                batch.clear();
             }
         });
-        for batch in named.chunks(NAMED_BATCH) {
-            let mut left: Vec<(&str, PathBuf)> = Vec::new();
-            for raw in batch {
-                let Ok(lex) = placed(raw, Use::Named) else {
-                    continue;
-                };
-                if let Some(why) = self.judge_forms(&lex, None, Use::Named) {
-                    return Some(why);
-                }
-                left.push((raw, lex));
-            }
-            let Some(local) = &self.local else {
+        found.or_else(|| self.named(&batch))
+    }
+
+    /// Why a command naming `batch` (strings the client wrote as absolute paths, `file:` URLs'
+    /// paths) is refused: lexically inside a protected path, else once resolved together.
+    fn named(&self, batch: &[Cow<'_, str>]) -> Option<&'static str> {
+        let mut left: Vec<(&str, PathBuf)> = Vec::new();
+        for raw in batch {
+            let Ok(lex) = placed(raw, Use::Named) else {
                 continue;
             };
-            let raws: Vec<&str> = left.iter().map(|(raw, _)| *raw).collect();
-            for ((_, lex), resolved) in left.iter().zip(local.resolve_all(&raws)) {
-                if let Some(why) = self.judge_forms(lex, Some(&resolved), Use::Named) {
-                    return Some(why);
-                }
+            if let Some(why) = self.judge_forms(&lex, None, Use::Named) {
+                return Some(why);
+            }
+            left.push((raw, lex));
+        }
+        let local = self.local.as_ref()?;
+        let raws: Vec<&str> = left.iter().map(|(raw, _)| *raw).collect();
+        for ((_, lex), resolved) in left.iter().zip(local.resolve_all(&raws)) {
+            if let Some(why) = self.judge_forms(lex, Some(&resolved), Use::Named) {
+                return Some(why);
             }
         }
         None
     }
 }
 
-/// Named strings resolved together at most (bounds what one call keeps).
+/// Named strings judged together at most (bounds what one command's judging keeps).
 const NAMED_BATCH: usize = 1024;
 
 /// `raw`'s lexical form when the policy judges it as `use_`; else whether it is refused
