@@ -13,7 +13,10 @@
 //!   guard's own document interception (the `Fetch.enable` and service-worker bypass
 //!   `guard::policy` sends on every document session, so Chromium's cost of intercepting
 //!   documents shows apart from the relay's), and through the proxy; events per second and the
-//!   ratios of the medians.
+//!   ratios of the medians;
+//! - **image page**: 300 `<img>` elements, each its own URL on the local server, timed until
+//!   every one has loaded (or failed to decode), the same three arms: images per second (the
+//!   guard pauses only images whose URL may be off limits, so ordinary ones never wait).
 //!
 //! Needs Debian's Chromium (`/usr/bin/chromium`); without it the benchmark prints why and
 //! measures nothing. The browser is the bench's own: a temporary profile,
@@ -162,6 +165,8 @@ fn percentiles(n: usize, mut f: impl FnMut()) -> (f64, f64) {
 }
 
 const FETCHES: usize = 500;
+/// `<img>` elements in one image-page run.
+const IMAGES: usize = 300;
 /// `console.log` calls in one burst run.
 const BURST: usize = 5000;
 /// Throughput runs each way.
@@ -192,6 +197,27 @@ fn burst(client: &mut Client, session: &str) -> (usize, f64) {
         }
     }
     (events, started.elapsed().as_secs_f64())
+}
+
+/// One image-page run: (images, seconds) from the command until every one of [`IMAGES`]
+/// `<img>` elements (each its own URL on the local server) has loaded or failed to decode.
+fn images(client: &mut Client, session: &str) -> (usize, f64) {
+    let script = format!(
+        "Promise.all(Array.from({{length: {IMAGES}}}, (_, i) => new Promise((done) => {{ const img = new Image(); img.onload = img.onerror = done; img.src = '/i?' + i + '-' + Math.random(); document.body.append(img); }}))).then((a) => {{ document.body.replaceChildren(); return a.length; }})"
+    );
+    let started = Instant::now();
+    let answer = client.call(
+        "Runtime.evaluate",
+        json!({"expression": script, "awaitPromise": true, "returnByValue": true}),
+        Some(session),
+    );
+    let secs = started.elapsed().as_secs_f64();
+    assert_eq!(
+        answer["result"]["result"]["value"],
+        json!(IMAGES),
+        "{answer}"
+    );
+    (IMAGES, secs)
 }
 
 /// One busy-page run: (Network events, seconds) from the command to the last
@@ -288,9 +314,19 @@ fn relay(c: &mut Criterion) {
         client.call("Runtime.enable", json!({}), Some(&session));
         if arm == 1 {
             // As `guard::policy` does on each document session (its `fetch.rs`).
+            // Documents, and images, media and `Other` whose URL may be off limits (the
+            // policy's `shown_patterns`, here for the catalog's protected hosts only).
+            let mut patterns = vec![
+                json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}),
+            ];
+            for rtype in ["Image", "Media", "Other"] {
+                for text in ["*sliccy.ai*", "*vault.sliccy.ai*", "chrome:*", "file:*"] {
+                    patterns.push(json!({"urlPattern": text, "resourceType": rtype, "requestStage": "Request"}));
+                }
+            }
             client.call(
                 "Fetch.enable",
-                json!({"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"}]}),
+                json!({ "patterns": patterns }),
                 Some(&session),
             );
             client.call(
@@ -314,9 +350,10 @@ fn relay(c: &mut Criterion) {
         // One run each to warm up.
         busy(client, &session);
         burst(client, &session);
+        images(client, &session);
         sessions.push(session);
     }
-    let mut rates: [[Vec<(f64, usize, f64)>; 3]; 2] = Default::default();
+    let mut rates: [[Vec<(f64, usize, f64)>; 3]; 3] = Default::default();
     for _ in 0..RUNS {
         for (arm, session) in sessions.iter().enumerate() {
             let client = if arm == 2 { &mut relayed } else { &mut direct };
@@ -324,12 +361,15 @@ fn relay(c: &mut Criterion) {
             rates[0][arm].push((events as f64 / secs, events, secs));
             let (events, secs) = burst(client, session);
             rates[1][arm].push((events as f64 / secs, events, secs));
+            let (count, secs) = images(client, session);
+            rates[2][arm].push((count as f64 / secs, count, secs));
         }
     }
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     for (k, what) in [
         format!("busy page: {FETCHES} fetches a run, Network events"),
         format!("console burst: {BURST} console.log calls a run, Runtime.consoleAPICalled events"),
+        format!("image page: {IMAGES} <img> a run, images"),
     ]
     .iter()
     .enumerate()
@@ -338,7 +378,7 @@ fn relay(c: &mut Criterion) {
             "guard_proxy event throughput, {what} (runs alternate; loadavg after {})",
             load.trim()
         );
-        println!("| run | direct events/s | direct + guard's interception events/s | proxy events/s | proxy/direct | proxy/(direct + interception) |");
+        println!("| run | direct per s | direct + guard's interception per s | proxy per s | proxy/direct | proxy/(direct + interception) |");
         println!("| --- | --- | --- | --- | --- | --- |");
         let cell = |x: &(f64, usize, f64)| format!("{:.0} ({} in {:.3} s)", x.0, x.1, x.2);
         let runs = rates[k][0].iter().zip(&rates[k][1]).zip(&rates[k][2]);
