@@ -190,6 +190,8 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.css-import-mhtml", "the client's page applies an ordinary <style> that @imports the vault stylesheet: Page.captureSnapshot", css_import_mhtml),
         A::new("c7.worker-import-hop", "a worker of the client's page imports a vault script through an ordinary redirect: Debugger.getScriptSource on the worker's session", worker_import_hop),
         A::new("c7.cache-opaque-stash", "the client's page puts an opaque (no-cors) response of a vault script in its own Cache Storage: CacheStorage.requestCachedResponse reads the body the page cannot", cache_opaque_stash),
+        A::new("c7.image-prerender", "the client's same-site page prerenders (speculation rules) a page of its own site showing the extra origin's image, then goes there: Page.captureScreenshot", image_prerender).tries(2),
+        A::new("c7.response-body-race", "Network.getResponseBody and streamResourceContent, sent over and over (four at a time) on the id of an ordinary request from its start, while a slow ordinary redirect takes it to a vault script", response_body_race).tries(3),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
     ]
 }
@@ -4584,4 +4586,115 @@ fn cache_opaque_stash(ctx: &Ctx) -> Res {
         "CacheStorage.requestCachedResponse",
         &String::from_utf8_lossy(&body),
     )
+}
+
+fn image_prerender(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(ctx, "")?;
+    let html = format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx));
+    let next = ctx.url(
+        "http://other.client.example",
+        &format!("/page?prerendered=1&html={}", encode(&html)),
+    );
+    ctx.eval(
+        &s,
+        &format!(
+            "(() => {{ const e = document.createElement('script'); e.type = 'speculationrules'; e.textContent = JSON.stringify({{prerender: [{{source: 'list', urls: [{}]}}]}}); document.head.append(e); return true; }})()",
+            json!(next)
+        ),
+    )?;
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.target.contains("prerendered=1") && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the page was never prerendered".into()))?;
+    sleep(1000);
+    let _ = ctx.eval_quick(&s, &format!("location.href = {}; true", json!(next)), 2000);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let mut last = Err(Stop::Failed("never captured".into()));
+    while std::time::Instant::now() < deadline {
+        sleep(500);
+        last = screenshot_spells_secret(ctx, &s);
+        if last.is_ok() {
+            break;
+        }
+    }
+    last
+}
+
+fn response_body_race(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send("Network.enable", json!({}), Some(&s))?;
+    let hop = format!(
+        "http://ordinary.test/hop?t={}&ms=400&to={}",
+        ctx.tag,
+        encode(&ctx.vault("/secret.js"))
+    );
+    let from = ctx.c.event_count();
+    ctx.eval(
+        &s,
+        &format!("fetch({}, {{mode: 'no-cors'}}); true", json!(hop)),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Network.requestWillBeSent"
+                    && e.params["request"]["url"]
+                        .as_str()
+                        .is_some_and(|u| u.contains("/hop?") && u.contains(&ctx.tag))
+            },
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no requestWillBeSent for the redirect".into()))?;
+    let rid = e.params["requestId"].clone();
+    let got = std::sync::Mutex::new(String::new());
+    let deadline = std::time::Instant::now() + Duration::from_millis(1500);
+    std::thread::scope(|scope| {
+        for k in 0..4 {
+            let (rid, got, s) = (&rid, &got, &s);
+            scope.spawn(move || {
+                let method = if k % 2 == 0 {
+                    "Network.getResponseBody"
+                } else {
+                    "Network.streamResourceContent"
+                };
+                while std::time::Instant::now() < deadline {
+                    if let Ok(r) = ctx.c.send_timeout(
+                        method,
+                        json!({"requestId": rid}),
+                        Some(s),
+                        Duration::from_millis(500),
+                    ) {
+                        let text = if r["base64Encoded"] == json!(true) {
+                            String::from_utf8_lossy(&b64decode(
+                                r["body"].as_str().unwrap_or_default(),
+                            ))
+                            .into_owned()
+                        } else {
+                            r.to_string()
+                        };
+                        let streamed = String::from_utf8_lossy(&b64decode(
+                            r["bufferedData"].as_str().unwrap_or_default(),
+                        ))
+                        .into_owned();
+                        if let Ok(mut g) = got.lock() {
+                            g.push_str(&text);
+                            g.push_str(&streamed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    // Data the streaming sent as events since.
+    let mut text = got.into_inner().unwrap_or_default();
+    for e in ctx.events(from) {
+        if e.method == "Network.dataReceived" {
+            text.push_str(&String::from_utf8_lossy(&b64decode(
+                e.params["data"].as_str().unwrap_or_default(),
+            )));
+        }
+    }
+    ctx.holds_secret("the racing Network reads", &text)
 }

@@ -80,6 +80,20 @@ impl Policy {
             out.to_client.push(frame.to_string());
             return out.set(Verdict::Forward, "");
         }
+        // A request id forwarded while ordinary whose request a redirect took to a protected
+        // origin before the browser answered (its body read meanwhile): the answer is refused.
+        if let Some(rid) = &p.request {
+            let now_protected = self
+                .session(&key)
+                .and_then(|s| s.requests.get(rid))
+                .is_some_and(|(protected, _)| *protected);
+            if now_protected {
+                let refusal = self.m.refusal().to_string();
+                out.to_client
+                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
+                return out.set(Verdict::Refuse, "request turned protected");
+            }
+        }
         let mut changed = false;
         match p.method.as_str() {
             "Target.attachToTarget" => return self.attach_response(frame, v, &key, id, &p, out),

@@ -552,11 +552,16 @@ impl Policy {
             .get("targetId")
             .and_then(Value::as_str)
             .map(str::to_string);
+        let request = (method.starts_with("Network.") || method.starts_with("Audits."))
+            .then(|| params.get("requestId").and_then(Value::as_str))
+            .flatten()
+            .map(str::to_string);
         self.pending.insert(
             (key.to_string(), id),
             Pending {
                 method: method.to_string(),
                 target,
+                request,
             },
         );
         match rewritten {

@@ -94,6 +94,7 @@ impl Policy {
                     Pending {
                         method,
                         target: None,
+                        request: None,
                     },
                 );
                 out.to_browser.push(frame);
@@ -257,6 +258,7 @@ impl Policy {
             Pending {
                 method: method.to_string(),
                 target: None,
+                request: None,
             },
         );
         let then = vec![Then::Command {

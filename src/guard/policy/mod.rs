@@ -76,7 +76,10 @@
 //! - **Requests.** `Fetch.requestPaused` and `Fetch.authRequired` for protected URLs are
 //!   withheld and answered by the policy (continue, default auth); the client may answer only
 //!   request ids it was shown (no guessed ids). `Network` events of protected requests are
-//!   withheld, and protected cookies are taken out of `*ExtraInfo` events and headers.
+//!   withheld, and protected cookies are taken out of `*ExtraInfo` events and headers. A
+//!   `Network` or `Audits` command may name only a request id shown as ordinary, and its answer
+//!   is refused when a redirect took the request to a protected origin before the browser
+//!   answered (a body read racing the redirect: the suite's `c7.response-body-race`).
 //! - **Cookies and storage.** Commands naming a protected URL, origin, storage key or cookie
 //!   domain are refused (`Network.getCookies`, `setCookie(s)`, `deleteCookies`,
 //!   `Storage.*`, `DOMStorage.*`, `IndexedDB.*`, `CacheStorage.*`, `clearDataFor*`,

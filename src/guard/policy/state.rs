@@ -289,6 +289,9 @@ pub(crate) struct Pending {
     pub(crate) method: String,
     /// The `targetId` it named, for `Target.attachToTarget`.
     pub(crate) target: Option<String>,
+    /// The `Network` or `Audits` request id it named: its answer is refused if the request
+    /// turned protected meanwhile (a redirect the policy saw only after forwarding it).
+    pub(crate) request: Option<String>,
 }
 
 /// Why the policy sent a command of its own.
