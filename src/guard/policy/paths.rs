@@ -149,7 +149,10 @@ pub(super) fn lexical(raw: &str) -> Option<PathBuf> {
 
 /// A path's form for comparing: case-folded.
 fn fold(p: &Path) -> PathBuf {
-    PathBuf::from(p.to_string_lossy().to_lowercase())
+    match p.to_str() {
+        Some(s) => PathBuf::from(s.to_lowercase()),
+        None => PathBuf::from(p.to_string_lossy().to_lowercase()),
+    }
 }
 
 /// The path a `file:` URL names (`file:///a%20b`, `file://localhost/a`), percent-decoded.

@@ -186,7 +186,7 @@ fn resolve(path: &Path, looks: &mut Looks) -> Resolved {
         return Resolved::Real {
             id: if exists { root } else { None },
             above: Vec::new(),
-            path: done.to_string_lossy().into_owned(),
+            path: text(done),
         };
     };
     // The identities of `done`'s folders, the root first (then reversed: the nearest first).
@@ -211,8 +211,16 @@ fn resolve(path: &Path, looks: &mut Looks) -> Resolved {
     Resolved::Real {
         id: own,
         above,
-        path: done.to_string_lossy().into_owned(),
+        path: text(done),
     }
+}
+
+/// `p` as text (lossily where it is not UTF-8), without copying it when it is.
+#[cfg(unix)]
+fn text(p: PathBuf) -> String {
+    p.into_os_string()
+        .into_string()
+        .unwrap_or_else(|s| s.to_string_lossy().into_owned())
 }
 
 /// Elsewhere: the platform's canonical path (symbolic links, short names and case as the
