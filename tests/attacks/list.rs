@@ -2902,7 +2902,15 @@ fn same_site_override_when(
 ) -> Res {
     let url = ctx.url("http://other.client.example", "/page");
     let (_, s) = ctx.open(&url)?;
-    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    // Its initial empty document is complete too: wait for the page itself.
+    ctx.wait_true(
+        &s,
+        &format!(
+            "location.href === {} && document.readyState === 'complete'",
+            json!(url)
+        ),
+        10_000,
+    )?;
     ctx.send(method, params, Some(&s))?;
     let app = ctx.url("http://client.example", "/app");
     ctx.eval(
@@ -4079,7 +4087,15 @@ fn same_site_page_showing(ctx: &Ctx, html: &str) -> Result<String, Stop> {
     user_visits_extra_origin(ctx)?;
     let url = ctx.url("http://other.client.example", "/page");
     let (_, s) = ctx.open(&url)?;
-    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    // Its initial empty document is complete too: wait for the page itself.
+    ctx.wait_true(
+        &s,
+        &format!(
+            "location.href === {} && document.readyState === 'complete'",
+            json!(url)
+        ),
+        10_000,
+    )?;
     if !html.is_empty() {
         ctx.eval(&s, &show_js(html))?;
     }
@@ -4265,7 +4281,11 @@ fn attach_after_load(ctx: &Ctx, html: &str, needle: &str) -> Result<String, Stop
         .ok_or_else(|| Stop::Setup(format!("the page never loaded {needle}")))?;
     sleep(600);
     let s = ctx.attach(&id)?;
-    ctx.wait_true(&s, "document.readyState === 'complete'", 10_000)?;
+    ctx.wait_true(
+        &s,
+        "location.pathname === '/page' && document.readyState === 'complete'",
+        10_000,
+    )?;
     Ok(s)
 }
 
