@@ -282,6 +282,11 @@ fn protected_downloads_are_cancelled_and_their_folder_kept_from_pages() {
 #[test]
 fn protected_images_and_redirected_resources_in_a_client_page_stay_unread() {
     assert!(run_trace("loads.jsonl") > 40);
+    let small = Config {
+        per_session: 4,
+        ..Config::default()
+    };
+    assert!(run_trace_with("loads-forget.jsonl", small) > 20);
 }
 
 #[test]

@@ -44,6 +44,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::state::SessionRecord;
 use super::Policy;
 
 /// Request types whose content a page shows but cannot read: an image, a video or audio, an
@@ -85,11 +86,28 @@ fn unfragmented(url: &str) -> &str {
     url.split('#').next().unwrap_or_default()
 }
 
-/// Whether `url` is an `http:` or `https:` URL (what a load from a protected origin is
-/// named by; `data:`, `blob:` and `about:` content is the page's own).
+/// Whether `url` may be read as an `http:` or `https:` URL (what a load from a protected
+/// origin is named by; `data:`, `blob:` and `about:` content is the page's own). The way a
+/// URL parser reads it (WHATWG, Chromium's): leading spaces and control characters dropped,
+/// tabs and newlines anywhere, any case, and no slashes needed (`http:host/x`,
+/// `http:\\host\x`); such a spelling is then judged (and refused: it is no URL the session saw).
 fn web_url(url: &str) -> bool {
-    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
-    lower.starts_with("http://") || lower.starts_with("https://")
+    let scheme: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .take(6)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    scheme.starts_with("http:") || scheme.starts_with("https:")
+}
+
+/// A load of `url` the session saw, `bad` if it ended on a protected origin; a protected
+/// one forgotten to make room is remembered as forgotten (`loads_forgot`).
+fn note_load(s: &mut SessionRecord, url: String, bad: bool) {
+    let mut forgot = false;
+    s.loads.insert_forgetting(url, bad, |gone| forgot |= gone);
+    s.loads_forgot |= forgot;
 }
 
 impl Policy {
@@ -117,14 +135,16 @@ impl Policy {
                 }
                 if bad {
                     // The URL it began at, else the hop it came from (a request under way
-                    // when the session was made).
-                    let first = s
-                        .starts
-                        .get(&rid)
-                        .cloned()
-                        .or_else(|| hop.map(str::to_string))
-                        .unwrap_or_default();
-                    s.loads.insert(first, true);
+                    // when the session was made, or one whose start was forgotten: an
+                    // earlier hop may be unknown, so nothing is read as seen-ordinary now).
+                    let first = match s.starts.get(&rid) {
+                        Some(first) => first.clone(),
+                        None => {
+                            s.loads_forgot = true;
+                            hop.unwrap_or_default().to_string()
+                        }
+                    };
+                    note_load(s, first, true);
                 }
             }
             "Network.responseReceived" => {
@@ -140,10 +160,10 @@ impl Policy {
                     .cloned()
                     .unwrap_or_else(|| url.to_string());
                 let was = s.loads.get(&first).copied().unwrap_or(false);
-                s.loads.insert(first, bad || was);
+                note_load(s, first, bad || was);
                 // The URL it ended at names it too (a document's scripts, after a redirect).
                 if !bad && s.loads.get(&url.to_string()).is_none() {
-                    s.loads.insert(url.to_string(), false);
+                    note_load(s, url.to_string(), false);
                 }
                 if shown {
                     let target = s.target.clone();
@@ -174,7 +194,7 @@ impl Policy {
             if u.is_empty() || s.loads.get(&u).is_some() {
                 continue;
             }
-            s.loads.insert(u, b);
+            note_load(s, u, b);
         }
     }
 
@@ -241,8 +261,9 @@ impl Policy {
             return false;
         };
         match s.loads.get(&url.to_string()) {
-            Some(bad) => !bad,
-            None => self
+            Some(true) => false,
+            Some(false) if !s.loads_forgot => true,
+            _ => self
                 .targets
                 .get(&s.target)
                 .and_then(|t| t.info["url"].as_str())

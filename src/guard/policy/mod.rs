@@ -276,7 +276,9 @@
 //!   check fails closed), a browser's event is dropped.
 //! - **Per session** (request, script, style sheet, history entry and paused request ids):
 //!   [`Config::per_session`] (8,192) each, object ids 8 times that, the oldest forgotten
-//!   (forgotten ids are refused: the safe side).
+//!   (forgotten ids are refused: the safe side). So are the URLs a session saw load
+//!   (loads.rs); once one that ended on a protected origin is forgotten, no URL is read as
+//!   seen-ordinary on that session any more (only the target's own URL).
 //! - **Sessions made from sessions**: a client's `Target.attachToTarget` or
 //!   `attachToBrowserTarget` on a session 64 deep is refused (`slicc: guard: sessions nest at
 //!   most 64 deep`): Chromium 156 crashes when the outermost of 30,000 nested browser

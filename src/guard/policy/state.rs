@@ -26,11 +26,18 @@ impl<K: Eq + Hash + Clone, V> Bounded<K, V> {
     }
 
     pub(crate) fn insert(&mut self, k: K, v: V) {
+        self.insert_forgetting(k, v, |_| {});
+    }
+
+    /// [`Bounded::insert`], handing each value forgotten to make room to `forgot`.
+    pub(crate) fn insert_forgetting(&mut self, k: K, v: V, mut forgot: impl FnMut(V)) {
         if !self.map.contains_key(&k) {
             self.order.push_back(k.clone());
             while self.order.len() > self.cap {
                 if let Some(old) = self.order.pop_front() {
-                    self.map.remove(&old);
+                    if let Some(gone) = self.map.remove(&old) {
+                        forgot(gone);
+                    }
                 }
             }
         }
@@ -231,6 +238,10 @@ pub(crate) struct SessionRecord {
     /// domain (or frames' documents), and whether that load ended on a protected origin (a
     /// redirect of an ordinary URL): see `loads.rs`.
     pub(crate) loads: Bounded<String, bool>,
+    /// `loads` forgot a URL that ended on a protected origin, or a request's first URL was
+    /// not known when it redirected to one: no URL is read as seen-ordinary any more (a URL
+    /// forgotten then seen ordinary would otherwise read as ordinary).
+    pub(crate) loads_forgot: bool,
 }
 
 /// A new page session whose main frame has committed no document yet (its frame tree shows an
@@ -279,6 +290,7 @@ impl SessionRecord {
             renderer_wide: false,
             starts: Bounded::new(cap),
             loads: Bounded::new(cap),
+            loads_forgot: false,
         }
     }
 }
