@@ -36,8 +36,9 @@
 //!   any `CSS` result) carries its selectors and declarations, which the web keeps from the
 //!   page (a cross-origin sheet's `cssRules` throw); `Page.captureSnapshot` serializes every
 //!   sheet's rules into the MHTML, a sheet loaded through an ordinary redirect under the
-//!   redirect's URL. Rules, styles and keyframes of sheets reported as protected leave `CSS`
-//!   results (scripts.rs), and MHTML parts from protected URLs, and style sheet parts under a
+//!   redirect's URL. Rules, styles and keyframes of sheets reported as protected (and of
+//!   sheets not known, once the session forgot a protected one) leave `CSS` results
+//!   (scripts.rs), and MHTML parts from protected URLs, and style sheet parts under a
 //!   URL the session did not see load and end on an ordinary origin, leave snapshots.
 
 use std::collections::HashSet;

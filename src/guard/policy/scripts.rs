@@ -152,7 +152,10 @@ impl Policy {
                 let id = h["styleSheetId"].as_str().unwrap_or_default().to_string();
                 let protected = h["sourceURL"].as_str().is_some_and(|u| self.off_limits(u));
                 if let Some(s) = self.session_mut(key) {
-                    s.sheets.insert(id, protected);
+                    let mut forgot = false;
+                    s.sheets
+                        .insert_forgetting(id, protected, |gone| forgot |= gone);
+                    s.sheets_forgot |= forgot;
                 }
                 protected.then_some("style sheet from a protected origin")
             }
@@ -174,13 +177,17 @@ impl Policy {
         fn prune(p: &Policy, key: &str, v: &mut Value, changed: &mut bool) -> bool {
             match v {
                 Value::Object(map) => {
+                    // A sheet reported protected, or any sheet not known once a protected
+                    // one was forgotten (the session's memory of sheets is bounded).
                     let hidden =
                         map.get("styleSheetId")
                             .and_then(Value::as_str)
                             .is_some_and(|id| {
-                                p.session(key)
-                                    .and_then(|s| s.sheets.get(&id.to_string()))
-                                    .is_some_and(|protected| *protected)
+                                p.session(key).is_some_and(|s| {
+                                    s.sheets
+                                        .get(&id.to_string())
+                                        .map_or(s.sheets_forgot, |protected| *protected)
+                                })
                             });
                     if hidden {
                         return true;

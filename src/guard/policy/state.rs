@@ -242,6 +242,9 @@ pub(crate) struct SessionRecord {
     /// not known when it redirected to one: no URL is read as seen-ordinary any more (a URL
     /// forgotten then seen ordinary would otherwise read as ordinary).
     pub(crate) loads_forgot: bool,
+    /// `sheets` forgot a protected style sheet: an unknown sheet id in a `CSS` result is then
+    /// taken for a protected one (see `scripts.rs`).
+    pub(crate) sheets_forgot: bool,
 }
 
 /// A new page session whose main frame has committed no document yet (its frame tree shows an
@@ -291,6 +294,7 @@ impl SessionRecord {
             starts: Bounded::new(cap),
             loads: Bounded::new(cap),
             loads_forgot: false,
+            sheets_forgot: false,
         }
     }
 }
