@@ -191,17 +191,7 @@ impl Policy {
         if target.is_empty() || !self.hosting.contains(target) {
             return false;
         }
-        let captures = matches!(
-            method,
-            "Page.captureScreenshot"
-                | "Page.captureSnapshot"
-                | "Page.startScreencast"
-                | "Page.printToPDF"
-                | "LayerTree.makeSnapshot"
-                | "LayerTree.loadSnapshot"
-                | "HeadlessExperimental.beginFrame"
-                | "DOM.getFrameOwner"
-        );
+        let captures = super::loads::capture(method) || method == "DOM.getFrameOwner";
         let names_frame = params
             .get("frameId")
             .and_then(Value::as_str)
