@@ -37,7 +37,7 @@ fn verdict(name: &str) -> Verdict {
 /// `no_client`/`no_browser` (substrings no frame may contain), `clients`/`browsers` (frame
 /// counts). A step `{"own": method, "session": id, "result": {...}}` answers the policy's
 /// latest unanswered own command of that method on that session (its id as the policy chose
-/// it). Returns the number of steps run.
+/// it; `"error": {...}` answers it with that error instead). Returns the number of steps run.
 fn run_trace(name: &str) -> usize {
     run_trace_with(name, Config::default())
 }
@@ -96,8 +96,12 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) ->
                 .rposition(|(_, m, s)| m == method && s == session)
                 .unwrap_or_else(|| panic!("{at}: the policy sent no {method} on {session:?}"));
             let (id, _, _) = sent.remove(i);
-            let mut answer =
-                json!({"id": id, "result": step.get("result").cloned().unwrap_or(json!({}))});
+            let mut answer = match step.get("error") {
+                Some(e) => json!({"id": id, "error": e}),
+                None => {
+                    json!({"id": id, "result": step.get("result").cloned().unwrap_or(json!({}))})
+                }
+            };
             if !session.is_empty() {
                 answer["sessionId"] = json!(session);
             }
@@ -238,6 +242,11 @@ fn renderer_wide_overrides_stay_off_a_protected_origins_site() {
 #[test]
 fn tabs_that_could_restore_a_protected_page_are_not_attached() {
     assert!(run_trace("backlist.jsonl") > 15);
+}
+
+#[test]
+fn an_about_blank_page_is_judged_by_its_storage_key() {
+    assert!(run_trace("inherited.jsonl") >= 25);
 }
 
 #[test]

@@ -193,6 +193,11 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.image-prerender", "the client's same-site page prerenders (speculation rules) a page of its own site showing the extra origin's image, then goes there: Page.captureScreenshot", image_prerender).tries(2),
         A::new("c7.response-body-race", "Network.getResponseBody and streamResourceContent, sent over and over (four at a time) on the id of an ordinary request from its start, while a slow ordinary redirect takes it to a vault script", response_body_race).tries(3),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
+        // session 8, helper commits: documents committing, the proxy's surfaces
+        A::new("c5.json-list-opener-left", "/json/list lists the about:blank popup a vault page titled, once the vault tab went to an ordinary page", json_list_opener_left),
+        A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
+        A::new("c5.get-targets-opener-left", "a client connecting after the vault tab went to an ordinary page: Target.getTargets lists the vault's titled about:blank popup", get_targets_opener_left),
+        A::new("c5.attach-popup-opener-left", "a client connecting after the vault tab went to an ordinary page attaches to the vault's about:blank popup and evaluates there", attach_popup_opener_left),
     ]
 }
 
@@ -4717,4 +4722,92 @@ fn response_body_race(ctx: &Ctx) -> Res {
         }
     }
     ctx.holds_secret("the racing Network reads", &text)
+}
+
+// ---- session 8, helper commits: documents committing, the proxy's surfaces ----
+
+/// The user's vault tab opens its titled `about:blank` popup, then `leave` happens to the
+/// vault tab (it goes to an ordinary page, or is closed): the popup's id.
+fn popup_then_opener(ctx: &Ctx, close: bool) -> Result<String, Stop> {
+    let tab = vault_popup_opened(ctx)?;
+    let popup = ctx
+        .user_targets()
+        .into_iter()
+        .find(|t| t["openerId"] == json!(tab))
+        .and_then(|t| t["targetId"].as_str().map(String::from))
+        .ok_or_else(|| Stop::Setup("no popup".into()))?;
+    if close {
+        ctx.obs()
+            .send("Target.closeTarget", json!({"targetId": tab}), None)
+            .map_err(|e| super::setup("closing the vault tab", e))?;
+    } else {
+        let to = ctx.url("http://ordinary.test", "/page");
+        ctx.user_eval(&tab, &format!("location.href = {}", json!(to)))?;
+        ctx.user_wait_loaded(&tab, &to)?;
+    }
+    sleep(300);
+    Ok(popup)
+}
+
+/// A second client connection (made now, after what the attack set up).
+fn late_client(ctx: &Ctx) -> Result<slicc_browsers::harness::cdp::CdpClient, Stop> {
+    slicc_browsers::harness::cdp::CdpClient::connect(
+        &ctx.leg.client_ws(),
+        slicc_browsers::harness::cdp::CdpOptions::new().call_timeout(Duration::from_secs(6)),
+    )
+    .map_err(|e| Stop::Setup(format!("the late client cannot connect: {e}")))
+}
+
+fn json_list_opener_left(ctx: &Ctx) -> Res {
+    popup_then_opener(ctx, false)?;
+    let (status, body) = ctx.client_get("/json/list");
+    if status != 200 {
+        return Err(Stop::Failed(format!("/json/list answered {status}")));
+    }
+    ctx.holds_secret("/json/list", &body)
+}
+
+fn json_list_opener_closed(ctx: &Ctx) -> Res {
+    popup_then_opener(ctx, true)?;
+    let (status, body) = ctx.client_get("/json/list");
+    if status != 200 {
+        return Err(Stop::Failed(format!("/json/list answered {status}")));
+    }
+    ctx.holds_secret("/json/list", &body)
+}
+
+fn get_targets_opener_left(ctx: &Ctx) -> Res {
+    popup_then_opener(ctx, false)?;
+    let c = late_client(ctx)?;
+    let r = c.send("Target.getTargets", json!({}), None);
+    c.close();
+    let r = r.map_err(|e| super::failed("Target.getTargets", e))?;
+    ctx.holds_secret("Target.getTargets", &r.to_string())
+}
+
+fn attach_popup_opener_left(ctx: &Ctx) -> Res {
+    let popup = popup_then_opener(ctx, false)?;
+    let c = late_client(ctx)?;
+    let run = || -> Result<Value, Stop> {
+        let r = c
+            .send(
+                "Target.attachToTarget",
+                json!({"targetId": popup, "flatten": true}),
+                None,
+            )
+            .map_err(|e| super::failed("Target.attachToTarget", e))?;
+        let s = r["sessionId"].as_str().unwrap_or_default().to_string();
+        let r = c
+            .send(
+                "Runtime.evaluate",
+                json!({"expression": ctx.exfil_js(), "awaitPromise": true, "returnByValue": true}),
+                Some(&s),
+            )
+            .map_err(|e| super::failed("Runtime.evaluate", e))?;
+        Ok(r)
+    };
+    let r = run();
+    c.close();
+    r?;
+    ctx.exfiltrated(2000)
 }

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::state::{Hold, Own, Pending, Probe, Then};
-use super::{Output, Policy, Verdict};
+use super::{internal_url, Output, Policy, Verdict};
 impl Policy {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
     /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
@@ -205,8 +205,35 @@ impl Policy {
                                 }
                                 true
                             }
-                            None => false,
+                            None => {
+                                self.ask_inherited(&session, hold, tree, out);
+                                false
+                            }
                         }
+                    }
+                    Probe::StorageKey { main } => {
+                        let bad = match v["result"]["storageKey"].as_str() {
+                            Some(key) if ok => {
+                                self.m.storage_key(key)
+                                    || internal_url(key.split('^').next().unwrap_or_default())
+                            }
+                            // An opaque origin (a new tab's `about:blank`, a `data:` page) has
+                            // no storage key: Chromium 156 answers so. A browser without the
+                            // command (before Chromium 106) cannot say: its `about:blank`
+                            // documents are judged by URL and opener only. Any other error
+                            // fails closed.
+                            _ => {
+                                let e = &v["error"];
+                                e["code"].as_i64() != Some(-32601)
+                                    && !e["message"]
+                                        .as_str()
+                                        .is_some_and(|m| m.contains("opaque origin"))
+                            }
+                        };
+                        if bad && main {
+                            self.session_reached(&session, true, out);
+                        }
+                        bad
                     }
                     Probe::History { entry } => {
                         let mut found = None;
@@ -237,6 +264,51 @@ impl Policy {
                     }
                 }
                 out.set(Verdict::Own, "answer to the guard's own check");
+            }
+        }
+    }
+
+    /// After a frame tree showed no protected frame: the real origin of each frame whose URL
+    /// inherits one (`about:blank`, `about:srcdoc`), which the tree shows as `://`. A
+    /// vault page's `about:blank` popup keeps the vault's origin (its cookies, its storage,
+    /// relative URLs on the vault) when its opener later goes to an ordinary page or the
+    /// client connects after that, when nothing in the target says so (the suite's
+    /// `c5.attach-popup-opener-left`). Each is one more check of `hold`.
+    pub(super) fn ask_inherited(
+        &mut self,
+        session: &str,
+        hold: u64,
+        tree: &Value,
+        out: &mut Output,
+    ) {
+        let mut frames = Vec::new();
+        let mut stack = vec![(tree, true)];
+        while let Some((node, main)) = stack.pop() {
+            let f = &node["frame"];
+            if let (Some(id), Some(url)) = (f["id"].as_str(), f["url"].as_str()) {
+                // An empty URL is no document yet: the first commit is waited for.
+                if !url.is_empty() && self.m.inherits(url) {
+                    frames.push((id.to_string(), main));
+                }
+            }
+            if let Some(kids) = node["childFrames"].as_array() {
+                stack.extend(kids.iter().map(|k| (k, false)));
+            }
+        }
+        for (id, main) in frames {
+            let what = Own::Probe {
+                hold,
+                what: Probe::StorageKey { main },
+            };
+            let msg = self.own_command(
+                session,
+                "Storage.getStorageKeyForFrame",
+                json!({"frameId": id}),
+                what,
+            );
+            out.to_browser.push(msg);
+            if let Some(h) = self.holds.get_mut(&hold) {
+                h.waiting = h.waiting.saturating_add(1);
             }
         }
     }

@@ -46,7 +46,15 @@
 //!   else `openerFrameId`; an opener it never saw counts as protected), and the real origin a
 //!   session shows (`Page.frameNavigated` main-frame `securityOrigin`, the default
 //!   `Runtime.executionContextCreated` origin) until a URL with an origin of its own replaces
-//!   it. A protected target is dropped from `Target.getTargets`, `targetCreated`,
+//!   it. A page whose URL inherits its origin (`about:blank`, `about:srcdoc`) does not show
+//!   it in its frame tree (`securityOrigin` is `://` there, measured on Chromium 156): every
+//!   such frame of a new session is asked its storage key (`Storage.getStorageKeyForFrame`,
+//!   answered by the browser; an opaque origin has none) before the client sees the session,
+//!   and a protected one fails the checks (a vault page's popup whose opener has gone on to
+//!   an ordinary page reads the vault's cookies and storage). Such a page (or its tab) listed
+//!   at the first discovery with an opener that is ordinary by then is protected: the opener
+//!   may have been protected when it made the document, and its title is the document's.
+//!   A protected target is dropped from `Target.getTargets`, `targetCreated`,
 //!   `targetInfoChanged`, `targetDestroyed`, `attachedToTarget` and `getTargetInfo`; commands
 //!   naming it (`attachToTarget`, `activateTarget`, `closeTarget`, `getTargetInfo`, ... any
 //!   `targetId`) are refused, as are commands naming a target it does not know. Closing what

@@ -344,6 +344,10 @@ pub(crate) enum Probe {
     /// The policy's own `Target.setAutoAttach` on a new document session: its frames in
     /// other processes are attached (and judged) before it is answered.
     AutoAttach,
+    /// `Storage.getStorageKeyForFrame` of a frame whose URL inherits its origin
+    /// (`about:blank`): the frame tree shows such a document's origin as `://`, the storage
+    /// key its real one. `main` when it is the session's main frame.
+    StorageKey { main: bool },
 }
 
 /// A message kept back until the policy's own commands are answered.

@@ -53,7 +53,18 @@ impl Policy {
             for (id, t) in &self.targets {
                 let url = t.info["url"].as_str().unwrap_or_default();
                 let opener = self.opener_of(&t.info);
+                // A page (or its tab) listed at the first discovery whose document inherited its origin
+                // from an opener that is ordinary now: the opener may have been protected when
+                // it made the document (a vault page's about:blank popup, its opener gone on
+                // to an ordinary page before the client connected: the suite's
+                // `c5.get-targets-opener-left`), and the listing does not say. Protected,
+                // failing closed: its title is the protected page's to set.
+                let made_before = (t.kind == "page" || t.kind == "tab")
+                    && !url.is_empty()
+                    && opener == Opener::Unprotected
+                    && self.m.inherits(url);
                 let now = self.m.target(url, t.previous, opener)
+                    || made_before
                     || t.origin
                     || t.prefetched
                     || internal_url(url);
