@@ -160,8 +160,15 @@ impl Policy {
                 .as_ref()
                 .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
         if protected {
-            // A protected document, or an image a capture would read (loads.rs), is failed.
-            let failed = rtype == "Document" || super::loads::rendered(rtype);
+            // A protected image, video or `<object>` a page shows loads (the guard vectors'
+            // liveness: a guard leaves ordinary pages' subresources alone), and the page is
+            // marked before it can show it: no capture reads its pixels (loads.rs).
+            if super::loads::rendered(rtype) && !response {
+                let target = s.target.clone();
+                self.mark_showing(&target);
+            }
+            // A protected document is failed.
+            let failed = rtype == "Document";
             let msg = if document_session && failed && !response {
                 self.own_command(
                     key,

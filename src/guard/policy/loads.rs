@@ -9,8 +9,10 @@
 //!   `captureSnapshot`, whose MHTML holds the image's bytes). The policy's own `Fetch`
 //!   patterns on every document session take images, media and `Other` requests (`<object>`
 //!   and `<embed>` of an image) too, those whose URL may be off limits (`fetch::shown_patterns`:
-//!   a page's ordinary images never wait), and a protected one is failed (`BlockedByClient`),
-//!   every redirect hop included. A page that already shows one when a session is made (the
+//!   a page's ordinary images never wait). A protected one goes on (the guard vectors'
+//!   liveness: a guard leaves ordinary pages' subresources alone, `C5.new-url`, `E8.*`), with
+//!   the client's header values taken out, and marks its page before it is sent, every redirect
+//!   hop included. A page that already shows one when a session is made (the
 //!   policy's own `Page.getResourceTree`, answered before the session's checks), or that
 //!   shows one no interception paused (its `Network` response), is marked for life, and the
 //!   pages holding it with it: captures of it are refused and its screencast frames withheld.

@@ -229,8 +229,9 @@
 //!   not. The interception of every document session takes image, media and `Other` requests
 //!   (`<object>` and `<embed>` of an image) too, those whose URL may be off limits (a protected
 //!   host's text in it, or a browser-internal scheme: a page's ordinary images never wait for the
-//!   guard), and fails protected ones before they are sent,
-//!   every redirect hop included; a page that already shows one when a session is made (the
+//!   guard); a protected one goes on (the guard vectors' liveness: ordinary pages'
+//!   subresources are left alone) and marks its page before it is sent, every redirect hop
+//!   included; such a page, a page that already shows one when a session is made (the
 //!   policy's own `Page.getResourceTree`, answered before the session's checks), or shows one no
 //!   request paused, refuses captures (`Page.captureScreenshot`, `captureSnapshot`,
 //!   `startScreencast`, `printToPDF`, `LayerTree` snapshots) for the rest of its life, and its
