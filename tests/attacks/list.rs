@@ -2713,21 +2713,11 @@ fn extra_headers_redirect(ctx: &Ctx) -> Res {
     )
 }
 
-fn worker_session_headers(ctx: &Ctx) -> Res {
-    let (_, s) = client_page(ctx, None)?;
-    let from = ctx.c.event_count();
-    ctx.send(
-        "Target.setAutoAttach",
-        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
-        Some(&s),
-    )?;
-    // A worker that fetches the vault's image when told to.
-    let inner = format!(
-        "onmessage = () => fetch({}, {{mode: 'no-cors'}}).then(() => postMessage(true), () => postMessage(false));",
-        json!(ctx.vault("/img"))
-    );
+/// Starts a dedicated worker running `inner` (a `blob:` script) in the client's page `s`, whose
+/// auto-attach is on since event `from`; the worker's session.
+fn blob_worker(ctx: &Ctx, s: &str, from: usize, inner: &str) -> Result<String, Stop> {
     ctx.eval(
-        &s,
+        s,
         &format!(
             "(() => {{ window.w = new Worker(URL.createObjectURL(new Blob([{}], {{type: 'text/javascript'}}))); return true; }})()",
             json!(inner)
@@ -2743,10 +2733,26 @@ fn worker_session_headers(ctx: &Ctx) -> Res {
             Duration::from_secs(5),
         )
         .ok_or_else(|| Stop::Failed("no worker session".into()))?;
-    let ws = attached.params["sessionId"]
+    Ok(attached.params["sessionId"]
         .as_str()
         .unwrap_or_default()
-        .to_string();
+        .to_string())
+}
+
+fn worker_session_headers(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+        Some(&s),
+    )?;
+    // A worker that fetches the vault's image when told to.
+    let inner = format!(
+        "onmessage = () => fetch({}, {{mode: 'no-cors'}}).then(() => postMessage(true), () => postMessage(false));",
+        json!(ctx.vault("/img"))
+    );
+    let ws = blob_worker(ctx, &s, from, &inner)?;
     ctx.send("Network.enable", json!({}), Some(&ws))?;
     ctx.send(
         "Network.setExtraHTTPHeaders",
@@ -4550,27 +4556,7 @@ fn worker_import_hop(ctx: &Ctx) -> Res {
         "onmessage = () => {{ try {{ importScripts({}); postMessage(true); }} catch (e) {{ postMessage(String(e)); }} }};",
         json!(hop_to_vault_script(ctx))
     );
-    ctx.eval(
-        &s,
-        &format!(
-            "(() => {{ window.w = new Worker(URL.createObjectURL(new Blob([{}], {{type: 'text/javascript'}}))); return true; }})()",
-            json!(inner)
-        ),
-    )?;
-    let (_, attached) = ctx
-        .c
-        .wait_event(
-            from,
-            &|e| {
-                e.method == "Target.attachedToTarget" && e.params["targetInfo"]["type"] == "worker"
-            },
-            Duration::from_secs(5),
-        )
-        .ok_or_else(|| Stop::Failed("no worker session".into()))?;
-    let ws = attached.params["sessionId"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let ws = blob_worker(ctx, &s, from, &inner)?;
     let from = ctx.c.event_count();
     ctx.send("Debugger.enable", json!({}), Some(&ws))?;
     ctx.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&ws))?;

@@ -560,28 +560,14 @@ mod policy_tests {
     //! The policy with the proxy's view, on commands: what must stay refused however cheaply
     //! it is judged.
     use super::FsPaths;
-    use crate::guard::policy::{Config, Policy, Verdict, RESERVED_IDS};
+    use crate::guard::policy::{Policy, Verdict};
     use serde_json::{json, Value};
     use std::path::Path;
     use std::sync::Arc;
 
     /// A started policy protecting `profile` with [`FsPaths`].
     fn policy(profile: &Path) -> Policy {
-        let matcher = crate::protected::Matcher::new(
-            &crate::catalog::shared_catalog().protected_origins,
-            &[] as &[&str],
-        )
-        .unwrap();
-        let config = Config {
-            protected_paths: vec![profile.display().to_string()],
-            local_paths: Some(Arc::new(FsPaths)),
-            ..Config::default()
-        };
-        let mut policy = Policy::with_config(matcher, config);
-        policy.start(0);
-        let id = RESERVED_IDS.start();
-        policy.from_browser(&format!(r#"{{"id":{id},"result":{{}}}}"#), 1);
-        policy
+        super::equivalence::policy(profile, Arc::new(FsPaths))
     }
 
     /// The verdict on `method` with `params` (answered when forwarded, so ids never pile up).
@@ -769,7 +755,8 @@ mod equivalence {
         }
     }
 
-    fn policy(profile: &Path, local: Arc<dyn LocalPaths>) -> Policy {
+    /// A started policy protecting `profile` with the resolver `local`.
+    pub(super) fn policy(profile: &Path, local: Arc<dyn LocalPaths>) -> Policy {
         let matcher = crate::protected::Matcher::new(
             &crate::catalog::shared_catalog().protected_origins,
             &[] as &[&str],
