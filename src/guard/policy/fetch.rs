@@ -391,7 +391,11 @@ mod tests {
     #[test]
     fn every_off_limits_url_as_a_browser_writes_it_is_paused() {
         let (origins, urls) = vectors();
-        let m = Matcher::new(&crate::shared_catalog().protected_origins, &origins).unwrap();
+        let m = Matcher::new(
+            &crate::catalog::shared_catalog().protected_origins,
+            &origins,
+        )
+        .unwrap();
         let patterns = FetchPattern::list(&json!({ "patterns": shown_patterns(&m) }));
         let policy = Policy::new(m.clone());
         let mut checked = 0;
@@ -436,7 +440,7 @@ mod tests {
     #[test]
     fn ordinary_images_are_not_paused() {
         let m = Matcher::new(
-            &crate::shared_catalog().protected_origins,
+            &crate::catalog::shared_catalog().protected_origins,
             &["http://client.example"],
         )
         .unwrap();
