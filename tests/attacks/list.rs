@@ -4462,16 +4462,21 @@ fn page_with_vault_css(ctx: &Ctx, href: &str) -> Result<String, Stop> {
 /// `CSS.getMatchedStylesForNode` of the client page's `#ta`, which the vault rule matches.
 fn matched_rules_of_ta(ctx: &Ctx, hop: bool) -> Res {
     let s = page_with_vault_css(ctx, &vault_selector_css(ctx, hop))?;
-    let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
+    matched_rules_on(ctx, &s)
+}
+
+/// `CSS.getMatchedStylesForNode` of `#ta` in the client's page session `s`.
+fn matched_rules_on(ctx: &Ctx, s: &str) -> Res {
+    let doc = ctx.send("DOM.getDocument", json!({}), Some(s))?;
     let node = ctx.send(
         "DOM.querySelector",
         json!({"nodeId": doc["root"]["nodeId"], "selector": "#ta"}),
-        Some(&s),
+        Some(s),
     )?;
     let r = ctx.send(
         "CSS.getMatchedStylesForNode",
         json!({"nodeId": node["nodeId"]}),
-        Some(&s),
+        Some(s),
     )?;
     ctx.holds_secret("CSS.getMatchedStylesForNode", &r.to_string())
 }
@@ -4521,18 +4526,7 @@ fn page_importing_vault_css(ctx: &Ctx) -> Result<String, Stop> {
 
 fn css_import_matched(ctx: &Ctx) -> Res {
     let s = page_importing_vault_css(ctx)?;
-    let doc = ctx.send("DOM.getDocument", json!({}), Some(&s))?;
-    let node = ctx.send(
-        "DOM.querySelector",
-        json!({"nodeId": doc["root"]["nodeId"], "selector": "#ta"}),
-        Some(&s),
-    )?;
-    let r = ctx.send(
-        "CSS.getMatchedStylesForNode",
-        json!({"nodeId": node["nodeId"]}),
-        Some(&s),
-    )?;
-    ctx.holds_secret("CSS.getMatchedStylesForNode", &r.to_string())
+    matched_rules_on(ctx, &s)
 }
 
 fn css_import_mhtml(ctx: &Ctx) -> Res {
