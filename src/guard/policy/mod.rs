@@ -175,7 +175,13 @@
 //!   at once (a main frame with an empty URL), so the checks of such a session wait for the
 //!   first document (each `Target.targetInfoChanged` asks for the frame tree again; the
 //!   hold's deadline fails it closed), and the client's attach is answered only then: a
-//!   refusal when it is protected. Every document session has the policy's own `Network`
+//!   refusal when it is protected. The same holds for such a tab met by the client's
+//!   auto-attach with `waitForDebuggerOnStart`: Chromium does not hold it for the debugger
+//!   (its first request, redirects and commit go on, and its session's commands are
+//!   answered, before `Runtime.runIfWaitingForDebugger`; measured on Chromium 156), so
+//!   `attachedToTarget` reaches the client only once its first document is ordinary. A popup
+//!   (announced with an empty URL) waits for the debugger before it navigates, and is
+//!   announced as soon as the interception is on. Every document session has the policy's own `Network`
 //!   domain too: a document request it saw start was intercepted from its start; a
 //!   protected redirect hop or response of one it never saw start cuts the session at once,
 //!   and the target with it. A history navigation

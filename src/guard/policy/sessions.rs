@@ -182,9 +182,15 @@ impl Policy {
         // A target waiting for the debugger has no document yet, and Chromium answers
         // `Page.getFrameTree` there only once it runs: its release waits for the interception
         // alone, and the frame tree is checked as it starts (a protected one is detached).
+        // A tab made with a URL of its own (`Target.createTarget`, the user's new tab) is the
+        // exception: Chromium starts, follows and commits its first navigation and answers
+        // its session's commands without waiting for the debugger (measured on Chromium 156),
+        // so that navigation began before the interception could see it: its checks wait for
+        // the first document, as an attach's do (the suite's `c2.auto-attach-user-tab`).
         let waiting = then.iter().any(|t| {
             matches!(t, Then::AutoAttached { event, resume }
-                if *resume || event["params"]["waitingForDebugger"].as_bool() == Some(true))
+                if (*resume || event["params"]["waitingForDebugger"].as_bool() == Some(true))
+                    && !self.first_navigation_under_way(&event["params"]["targetInfo"]))
         });
         // A tab whose back/forward list holds a protected page restores it from the
         // back/forward cache with no request to pause: its history is read first (answered by
@@ -266,6 +272,17 @@ impl Policy {
             out.to_browser.push(msg);
         }
         out.set(Verdict::Hold, "session checked first");
+    }
+
+    /// Whether an auto-attached target is a tab whose first navigation Chromium started
+    /// before any session existed: a page (no prerender) named by a URL with an origin of its
+    /// own. A popup (`window.open`, a link with a target) is announced with an empty URL and
+    /// waits for the debugger before it navigates; a frame in another process waits at its
+    /// response (measured on Chromium 156).
+    fn first_navigation_under_way(&self, info: &Value) -> bool {
+        info["type"] == "page"
+            && info.get("subtype").is_none()
+            && info["url"].as_str().is_some_and(|u| !self.m.inherits(u))
     }
 
     pub(super) fn detached_event(
