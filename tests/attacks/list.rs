@@ -140,6 +140,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.prefetch-hop-after-attach", "the client's page (init script, a fresh browser context) prefetches an ordinary redirect to the vault; its own script navigates there 800 ms later", prefetch_hop_after_attach).tries(2),
         A::new("c2.prefetch-same-site", "the client's page on other.client.example (init script) prefetches the extra origin's app by speculation rules; its own script navigates there 800 ms later", prefetch_same_site).tries(2),
         A::new("c2.auto-attach-user-tab", "browser-wide auto-attach (paused); the user opens a tab on a slow ordinary redirect to the vault: init script on the auto-attached session", auto_attach_user_tab).tries(2),
+        A::new("c2.auto-attach-user-tab-flood", "c2.auto-attach-user-tab, with the client's own page making a flood of requests (events the policy reads and withholds) as the redirect lands: the cut on the hop comes late", auto_attach_user_tab_flood).tries(2),
         A::new("c1.user-framed-at-attach", "the user's ordinary tab already frames the vault when the client attaches: Page.captureSnapshot at once", user_framed_at_attach),
         A::new("c1.same-site-frame-at-attach", "the user's tab on other.client.example already frames the extra origin's app (one renderer) when the client attaches: DOM.getDocument with pierce", same_site_frame_at_attach),
         A::new("c7.fetch-rewrite-url", "Fetch.continueRequest rewrites the URL of the client's own document request to the vault (or a hop to it)", fetch_rewrite_url),
@@ -3681,6 +3682,34 @@ fn auto_attach_user_tab(ctx: &Ctx) -> Res {
         .unwrap_or_default()
         .to_string();
     exfil_during_commit(ctx, &p)
+}
+
+/// [`auto_attach_user_tab`], with the client's own page making requests with long URLs from
+/// just before the redirect lands until after it: their `Network` events (the policy's own
+/// domain on every document session; the client has not enabled it) come in on the client's
+/// connection before the redirect's, so a guard that judges the hop as it is reported judges
+/// it late.
+fn auto_attach_user_tab_flood(ctx: &Ctx) -> Res {
+    let (_, page) = client_page(ctx, None)?;
+    let flood = format!(
+        "(() => {{ const pad = 'a'.repeat({pad}); setTimeout(() => {{ const end = Date.now() + {ms}; \
+         (function f() {{ for (let i = 0; i < {burst}; i++) fetch('/flood?t={tag}&p=' + pad + i).catch(() => {{}}); \
+         if (Date.now() < end) setTimeout(f, 0); }})(); }}, {start}); return true; }})()",
+        pad = flood_env("FLOOD_PAD", 60_000),
+        ms = flood_env("FLOOD_MS", 2500),
+        burst = flood_env("FLOOD_BURST", 8),
+        start = flood_env("FLOOD_START", 1000),
+        tag = ctx.tag,
+    );
+    ctx.eval(&page, &flood)?;
+    auto_attach_user_tab(ctx)
+}
+
+fn flood_env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 fn user_framed_at_attach(ctx: &Ctx) -> Res {
