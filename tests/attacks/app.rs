@@ -17,6 +17,7 @@
 //! | `/secret.js` | a script holding the secret in a closure (no global); `keep=1`: a `message` listener keeps the closure alive |
 //! | `/secret.css[?sel=1]` | a stylesheet holding the secret in generated content; `sel=1`: in a selector (`#ta, .never-<secret>`), which the page's computed styles do not show |
 //! | `/sw.js` | a service worker answering `/swpage` itself and beaconing pushes |
+//! | `/client-sw.js?img=<url>` | an ordinary page's own service worker: answers `/swimg.bmp` with a `no-cors` fetch of `img` (an opaque response) |
 //! | `/shared.js` | a shared worker (`?shared=1` on the app page starts it) |
 //! | `/secret.bmp` | a 6×1 24-bit BMP whose pixel bytes are the secret (blue, green, red, each pixel; grey without the `session` cookie): an image the app serves only to its user, which a page that shows it cannot read (a cross-origin image taints a canvas) |
 //! | `/page?t=<tag>[&frame=<url>][&html=<html>]` | an ordinary page; with `frame`, an `<iframe id=f>` of it at the top left (400×300) and a `<textarea id=ta>` below; `html` goes into its body as it is (what the page's own script could write) |
@@ -407,6 +408,21 @@ self.addEventListener("push", (e) => {
 });
 "#;
 
+/// An ordinary page's own service worker: it answers `/swimg.bmp` with a `no-cors` fetch (the
+/// user's cookies go with it) of the URL in its own `img` parameter, an opaque response the
+/// page may show but not read.
+const CLIENT_SW_JS: &str = r#"
+self.addEventListener("install", (e) => self.skipWaiting());
+self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
+self.addEventListener("fetch", (e) => {
+  const u = new URL(e.request.url);
+  if (u.pathname === "/swimg.bmp") {
+    const img = new URL(self.location.href).searchParams.get("img");
+    e.respondWith(fetch(img, { mode: "no-cors", credentials: "include" }));
+  }
+});
+"#;
+
 /// A 24-bit BMP one pixel high whose pixel bytes are `bytes` (padded with zeros to whole
 /// pixels): pixel `i` is blue `bytes[3i]`, green `bytes[3i + 1]`, red `bytes[3i + 2]`.
 pub fn bmp(bytes: &[u8]) -> Vec<u8> {
@@ -512,6 +528,11 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             "200 OK",
             vec![("Content-Type", "text/javascript".into())],
             b"self.onconnect = (e) => { e.ports[0].start(); };\n".to_vec(),
+        ),
+        "/client-sw.js" => (
+            "200 OK",
+            vec![("Content-Type", "text/javascript".into())],
+            CLIENT_SW_JS.as_bytes().to_vec(),
         ),
         "/sw.js" => (
             "200 OK",

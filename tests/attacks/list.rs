@@ -194,6 +194,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.image-prerender", "the client's same-site page prerenders (speculation rules) a page of its own site showing the extra origin's image, then goes there: Page.captureScreenshot", image_prerender).tries(2),
         A::new("c7.response-body-race", "Network.getResponseBody and streamResourceContent, sent over and over (four at a time) on the id of an ordinary request from its start, while a slow ordinary redirect takes it to a vault script", response_body_race).tries(3),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
+        A::new("c7.image-sw-opaque", "the client's same-site page registers its own service worker, which answers an ordinary image URL with a no-cors fetch of the extra origin's image (the user's cookie goes with it): Page.captureScreenshot", image_sw_opaque),
         // session 8, helper commits: documents committing, the proxy's surfaces
         A::new("c5.json-list-opener-left", "/json/list lists the about:blank popup a vault page titled, once the vault tab went to an ordinary page", json_list_opener_left),
         A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
@@ -4147,7 +4148,7 @@ fn same_site_page_showing(ctx: &Ctx, html: &str) -> Result<String, Stop> {
 /// to paint (a load the interception failed may list nothing: then it just waits).
 fn show_js(html: &str) -> String {
     format!(
-        "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); const t0 = Date.now(); const tick = () => {{ const done = performance.getEntriesByType('resource').some((e) => e.name.includes('secret.bmp') || e.name.includes('/hop?')); if (done || Date.now() - t0 > 4000) setTimeout(() => r(done), 400); else setTimeout(tick, 50); }}; tick(); }})",
+        "new Promise((r) => {{ document.body.insertAdjacentHTML('beforeend', {}); const t0 = Date.now(); const tick = () => {{ const done = performance.getEntriesByType('resource').some((e) => e.name.includes('secret.bmp') || e.name.includes('swimg.bmp') || e.name.includes('/hop?')); if (done || Date.now() - t0 > 4000) setTimeout(() => r(done), 400); else setTimeout(tick, 50); }}; tick(); }})",
         json!(html)
     )
 }
@@ -4212,6 +4213,28 @@ fn image_screenshot(ctx: &Ctx) -> Res {
     let s = same_site_page_showing(
         ctx,
         &format!(r#"<img src="{}" style="{AT_ORIGIN}">"#, secret_bmp(ctx)),
+    )?;
+    screenshot_spells_secret(ctx, &s)
+}
+
+/// The client's same-site page (after the client attached) registers a service worker of its
+/// own that answers `/swimg.bmp` with the extra origin's image fetched `no-cors`, waits until
+/// the worker controls it, then shows `/swimg.bmp`: no request of the page names the protected
+/// URL, the worker's does.
+fn image_sw_opaque(ctx: &Ctx) -> Res {
+    let s = same_site_page_showing(ctx, "")?;
+    let register = format!(
+        "Promise.race([navigator.serviceWorker.register('/client-sw.js?img=' + encodeURIComponent({})).then(() => navigator.serviceWorker.ready).then(() => new Promise((r) => {{ if (navigator.serviceWorker.controller) r(true); else navigator.serviceWorker.addEventListener('controllerchange', () => r(true)); }})), new Promise((r) => setTimeout(() => r(false), 5000))])",
+        json!(secret_bmp(ctx))
+    );
+    if ctx.eval(&s, &register)? != json!(true) {
+        return Err(Stop::Setup(
+            "the page's own service worker never controlled it".into(),
+        ));
+    }
+    ctx.eval(
+        &s,
+        &show_js(&format!(r#"<img src="/swimg.bmp" style="{AT_ORIGIN}">"#)),
     )?;
     screenshot_spells_secret(ctx, &s)
 }
