@@ -336,7 +336,9 @@
 //!   answered an ordinary URL with (not measured); nothing the policy can ask tells these apart
 //!   from ordinary images, and refusing captures of every page loaded before the client would
 //!   refuse screenshots of the user's tabs. Images such a page loads after the session are
-//!   intercepted (above).
+//!   intercepted (above), and its service worker is bypassed then (an ordinary page's worker
+//!   answering an image URL with a `no-cors` fetch of a protected one, after the session: the
+//!   suite's `c7.image-sw-opaque`, stopped).
 //! - Protected URLs inside ordinary content (`Referer`/`Location` headers, initiator stacks,
 //!   DOM, Runtime values) are page data and are not rewritten.
 //! - **Local files by path, beyond the protected paths.** The policy does not know where the
