@@ -3,8 +3,9 @@
 //! no message naming a protected target, cookie or storage key reaches the client unfiltered.
 #![cfg(feature = "guard")]
 
+mod policy_traces;
+
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use serde_json::{json, Value};
 use slicc_browsers::guard::policy::{internal_url, Config, Output, Policy, Verdict, RESERVED_IDS};
@@ -50,25 +51,11 @@ fn run_trace_with(name: &str, config: Config) -> usize {
     run_lines(&mut policy, name, &mut now, &mut sent)
 }
 
-fn read_trace(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/guard_policy")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn frame_text(f: &Value) -> String {
-    match f.as_str() {
-        Some(s) => s.to_string(),
-        None => f.to_string(),
-    }
-}
-
 /// The policy's own commands sent so far and not answered: (id, method, session).
 type Sent = Vec<(i64, String, String)>;
 
 fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) -> usize {
-    let text = read_trace(name);
+    let text = policy_traces::read(name);
     let mut steps = 0;
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -83,9 +70,9 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) ->
         }
         *now = step.get("t").and_then(Value::as_u64).unwrap_or(*now + 1);
         let out: Output = if let Some(f) = step.get("c") {
-            policy.from_client(&frame_text(f), *now)
+            policy.from_client(&policy_traces::frame_text(f), *now)
         } else if let Some(f) = step.get("b") {
-            policy.from_browser(&frame_text(f), *now)
+            policy.from_browser(&policy_traces::frame_text(f), *now)
         } else if let Some(t) = step.get("tick").and_then(Value::as_u64) {
             *now = t;
             policy.tick(t)

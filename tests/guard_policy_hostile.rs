@@ -4,6 +4,8 @@
 //! silence.
 #![cfg(feature = "guard")]
 
+mod policy_traces;
+
 use serde_json::{json, Value};
 use slicc_browsers::guard::policy::{Config, Output, Policy, Verdict};
 use slicc_browsers::protected::Matcher;
@@ -761,24 +763,16 @@ fn frames_of_every_trace_with_values_of_the_wrong_kind_never_panic_the_policy() 
     // preceded by two copies with values of the wrong kind at random places (ids, session
     // ids, URLs, params, results, the whole frame): 5 seeds here; 200 seeds in a release build
     // (238,800 such frames) found no panic either.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/guard_policy");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
     let mut frames: Vec<(bool, Value)> = Vec::new();
-    for f in files {
+    for f in policy_traces::files() {
         for line in std::fs::read_to_string(&f).unwrap().lines() {
             let Ok(step) = serde_json::from_str::<Value>(line.trim()) else {
                 continue;
             };
             for (k, from_client) in [("c", true), ("b", false)] {
                 if let Some(x) = step.get(k) {
-                    let x = match x.as_str() {
-                        Some(s) => serde_json::from_str(s).unwrap_or(Value::String(s.into())),
-                        None => x.clone(),
-                    };
+                    let text = policy_traces::frame_text(x);
+                    let x = serde_json::from_str(&text).unwrap_or(Value::String(text));
                     frames.push((from_client, x));
                 }
             }
