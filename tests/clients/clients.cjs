@@ -173,6 +173,21 @@ async function playwright(step, base) {
     await Promise.all(pages.map((p) => p.close()));
     return [got, context.pages().length];
   });
+  // A tab made with a URL by someone else (here a browser CDP session; the user's new tab the
+  // same): Chromium starts its first navigation before any session exists, and the proxy
+  // announces it once that document committed.
+  await step('tab made with a URL', async () => {
+    const cdp = await browser.newBrowserCDPSession();
+    const [tab] = await Promise.all([
+      browser.contexts()[0].waitForEvent('page'),
+      cdp.send('Target.createTarget', { url: `${base}/page?n=tab` }),
+    ]);
+    await tab.waitForLoadState();
+    const got = [new URL(tab.url()).search, await tab.title(), await tab.evaluate(() => 6 * 7)];
+    await tab.close();
+    await cdp.detach();
+    return got;
+  });
   await step('download', async () => {
     await page.goto(`${base}/page`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl')]);
@@ -287,6 +302,19 @@ async function puppeteer(step, base) {
     const got = await Promise.all(pages.map((p) => p.evaluate(() => location.search)));
     await Promise.all(pages.map((p) => p.close()));
     return [got, (await context.pages()).length];
+  });
+  await step('tab made with a URL', async () => {
+    const cdp = await browser.target().createCDPSession();
+    const [target] = await Promise.all([
+      browser.waitForTarget((t) => t.url().includes('n=tab')),
+      cdp.send('Target.createTarget', { url: `${base}/page?n=tab` }),
+    ]);
+    const tab = await target.page();
+    await tab.waitForFunction(() => document.readyState === 'complete');
+    const got = [new URL(tab.url()).search, await tab.title(), await tab.evaluate(() => 6 * 7)];
+    await tab.close();
+    await cdp.detach();
+    return got;
   });
   await step('download', async () => {
     // Puppeteer has no download event: a context whose downloads go to a folder of ours
