@@ -18,6 +18,7 @@ pub const USAGE: &str = "\
                       print its origin, then each request it logs as a JSON line
   guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
               [--protect-path DIR]... [--max-connections N] [--log FILE|-]
+              [--remote-allow-origins O[,O...]]
                       a CDP relay in front of the browser at <cdp-url> (http://host:port or
                       its ws:// URL) that keeps browser control off the protected origins;
                       print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed;
@@ -26,7 +27,10 @@ pub const USAGE: &str = "\
                       dir) when discovery finds it on this machine is protected too, and
                       named on stderr; pass it when it is not (another machine, a container);
                       at most N connections at once (default 64; more are answered 503);
-                      --log: connections and refusals as JSON lines (- for stderr)
+                      --log: connections and refusals as JSON lines (- for stderr);
+                      as Chromium, a Host that is not an IP address or localhost is
+                      refused (500), and so is a WebSocket from a page (an Origin header)
+                      unless --remote-allow-origins lists its origin (* for any) (403)
 ";
 
 /// Dispatches `guard <subcommand>`.
@@ -83,7 +87,8 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
 }
 
 /// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--protect-path DIR]...
-/// [--max-connections N] [--log FILE|-]`: serves until killed.
+/// [--max-connections N] [--log FILE|-] [--remote-allow-origins O[,O...]]`: serves until
+/// killed.
 fn proxy(mut args: Args) -> Result<ExitCode, String> {
     use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions};
     let upstream = args.required("--upstream", "<cdp-url> (http://host:port or ws://…)")?;
@@ -92,12 +97,21 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     let mut protect_paths = args.values("--protect-path")?;
     let max_connections = args.value("--max-connections")?;
     let log = args.value("--log")?;
+    let allow_origins: Vec<String> = args
+        .values("--remote-allow-origins")?
+        .iter()
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(String::from)
+        .collect();
     args.finish()?;
     let mut options = ProxyOptions::new(&upstream);
     if let Some(listen) = listen {
         options.listen = listen;
     }
     options.origins = origins;
+    options.allow_origins = allow_origins;
     // The browser's own profile, when discovery finds it here: its files hold every site's
     // storage in the clear.
     for dir in browser_profile(&upstream) {

@@ -24,6 +24,12 @@ pub(super) enum Refusal {
     NotServed(String),
     /// The browser side failed.
     Browser(BrowserError),
+    /// A `Host` that is neither an IP address nor a localhost name (a DNS name pointed at the
+    /// proxy by a page on another site: DNS rebinding), as Chromium refuses it.
+    Host,
+    /// A WebSocket upgrade from a page (its `Origin`) the proxy was not told to allow, as
+    /// Chromium refuses it.
+    Origin(String),
 }
 
 impl Refusal {
@@ -35,6 +41,9 @@ impl Refusal {
             Refusal::Method => 405,
             Refusal::NotServed(_) => 404,
             Refusal::Browser(_) => 502,
+            // Chromium's own statuses for these (measured on Chromium 156).
+            Refusal::Host => 500,
+            Refusal::Origin(_) => 403,
         }
     }
 }
@@ -57,6 +66,13 @@ impl std::fmt::Display for Refusal {
                 "slicc-browsers guard proxy: {path} is not served (only /json/version, /json/list, /json/protocol and the browser WebSocket)"
             ),
             Refusal::Browser(e) => e.fmt(f),
+            Refusal::Host => f.write_str(
+                "slicc-browsers guard proxy: Host header is specified and is not an IP address or localhost.",
+            ),
+            Refusal::Origin(origin) => write!(
+                f,
+                "slicc-browsers guard proxy: rejected an incoming WebSocket connection from the {origin} origin. Use the option --remote-allow-origins={origin} to allow connections from this origin or --remote-allow-origins=* to allow all origins."
+            ),
         }
     }
 }
@@ -76,11 +92,13 @@ pub(super) fn respond(
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
         414 => "URI Too Long",
         431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
         502 => "Bad Gateway",
         505 => "HTTP Version Not Supported",
         503 => "Service Unavailable",

@@ -39,6 +39,10 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
         .to_string();
     let upgrade =
         head::header(&head.headers, "upgrade").is_some_and(|u| u.eq_ignore_ascii_case("websocket"));
+    if let Err(refusal) = page_check(&head.headers, upgrade, context) {
+        refuse(&stream, &refusal);
+        return slot.ended(answered(&refusal));
+    }
     if upgrade && path.starts_with("/devtools/browser/") {
         return relay(stream, &head, rest, slot);
     }
@@ -75,6 +79,85 @@ pub(super) fn serve(mut stream: TcpStream, slot: &Slot) {
             slot.ended(answered(&refusal));
         }
     }
+}
+
+/// What Chromium's DevTools server checks before it serves a request (measured on Chromium
+/// 156), so that the proxy does not open what the browser closes: every `Host` must be an IP
+/// address or a localhost name (a page on another site whose DNS name now points at the
+/// proxy, DNS rebinding, would read the endpoints), and a WebSocket upgrade carrying an
+/// `Origin` (a page's: any site may open `ws://127.0.0.1:<port>`) must come from the proxy's
+/// own origin or one of [`ProxyOptions::allow_origins`](super::ProxyOptions::allow_origins).
+/// Clients that are not pages (Playwright, Puppeteer, chrome-remote-interface over Node's
+/// WebSocket) send no `Origin`.
+fn page_check(
+    headers: &[(String, String)],
+    upgrade: bool,
+    context: &Context,
+) -> Result<(), Refusal> {
+    let named = |name: &'static str| {
+        headers
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.trim())
+    };
+    if named("host").any(|h| !host_allowed(h)) {
+        return Err(Refusal::Host);
+    }
+    if upgrade {
+        let own = format!("http://{}", context.authority);
+        // An empty `Origin` is no page's (Chromium reads it as none).
+        if let Some(origin) = named("origin")
+            .find(|o| !o.is_empty() && !origin_allowed(o, &own, &context.options.allow_origins))
+        {
+            return Err(Refusal::Origin(origin.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a `Host` header names an IP address or a localhost name (`localhost`, a name under
+/// it, with or without the final dot), with any port, as Chromium's DevTools server reads it.
+fn host_allowed(host: &str) -> bool {
+    // Only a host and a port: no user info, path or other URL parts to read it by.
+    if host.is_empty()
+        || host
+            .bytes()
+            .any(|b| matches!(b, b'/' | b'\\' | b'@' | b'?' | b'#') || b.is_ascii_whitespace())
+    {
+        return false;
+    }
+    let Ok(url) = url::Url::parse(&format!("http://{host}/")) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(_) | url::Host::Ipv6(_)) => true,
+        Some(url::Host::Domain(d)) => {
+            let d = d.strip_suffix('.').unwrap_or(d);
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        None => false,
+    }
+}
+
+/// Whether a WebSocket upgrade's `Origin` may open the browser WebSocket: the proxy's own
+/// origin (`own`), one of `allowed` (compared as origins: case, default ports and IPv4
+/// spellings do not matter), or any when `allowed` holds `*`.
+fn origin_allowed(origin: &str, own: &str, allowed: &[String]) -> bool {
+    fn norm(s: &str) -> String {
+        match url::Url::parse(s) {
+            Ok(u) => u.origin().ascii_serialization(),
+            Err(_) => s.to_string(),
+        }
+    }
+    if allowed.iter().any(|a| a.trim() == "*") {
+        return true;
+    }
+    let o = norm(origin);
+    // An opaque origin (`null`, a `file:` page) is never the proxy's own.
+    (o != "null" && o == norm(own))
+        || allowed
+            .iter()
+            .any(|a| a.trim() == origin || norm(a.trim()) == o)
 }
 
 pub(super) fn json_version(context: &Context) -> Result<Value, Refusal> {
@@ -198,4 +281,76 @@ pub(super) fn shown_targets(context: &Context) -> Result<HashSet<String>, Browse
         .flatten()
         .filter_map(|i| i["targetId"].as_str().map(str::to_string))
         .collect())
+}
+
+#[cfg(test)]
+mod page_tests {
+    use super::{host_allowed, origin_allowed};
+
+    /// Chromium 156's DevTools server on these `Host` headers (measured with raw requests:
+    /// 200 or 101 where allowed, 500 otherwise).
+    #[test]
+    fn hosts_as_chromium_reads_them() {
+        for ok in [
+            "127.0.0.1:41251",
+            "127.0.0.1",
+            "localhost:41251",
+            "LOCALHOST:41251",
+            "localhost.:41251",
+            "foo.localhost:41251",
+            "foo.localhost.:41251",
+            "[::1]:41251",
+            "127.1:41251",
+            "0x7f000001:41251",
+        ] {
+            assert!(host_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "evil.test",
+            "evil.test:41251",
+            "localhost.evil.test",
+            "evil.test@127.0.0.1",
+            "127.0.0.1/evil",
+            "",
+            "local host",
+            "[::1",
+        ] {
+            assert!(!host_allowed(bad), "{bad}");
+        }
+    }
+
+    /// Chromium 156 on these `Origin` headers of a WebSocket upgrade (no
+    /// `--remote-allow-origins`): only its own address's origin opens it.
+    #[test]
+    fn origins_as_chromium_reads_them() {
+        let own = "http://127.0.0.1:41251";
+        for ok in [
+            "http://127.0.0.1:41251",
+            "HTTP://127.0.0.1:41251",
+            "http://127.1:41251",
+        ] {
+            assert!(origin_allowed(ok, own, &[]), "{ok}");
+        }
+        for bad in [
+            "http://evil.test",
+            "https://127.0.0.1:41251",
+            "http://localhost:41251",
+            "http://127.0.0.1",
+            "null",
+            "chrome-extension://abc",
+            "*",
+            "",
+        ] {
+            assert!(!origin_allowed(bad, own, &[]), "{bad}");
+        }
+        let listed = vec!["http://Evil.test:80".to_string(), "null".to_string()];
+        assert!(origin_allowed("http://evil.test", own, &listed));
+        assert!(origin_allowed("null", own, &listed));
+        assert!(!origin_allowed("http://evil.test:81", own, &listed));
+        assert!(origin_allowed(
+            "http://anything.test",
+            own,
+            &["*".to_string()]
+        ));
+    }
 }

@@ -119,6 +119,11 @@ pub struct ProxyOptions {
     pub write_timeout: Duration,
     /// Where to log connections and refusals as JSON lines (none by default).
     pub log: Option<ProxyLog>,
+    /// Origins of pages that may open the browser WebSocket (`--remote-allow-origins`, as
+    /// Chromium's flag of that name): a WebSocket upgrade carrying an `Origin` header is
+    /// refused (403) unless it is the proxy's own origin, one of these, or these hold `*`.
+    /// Empty by default: clients that are not pages send no `Origin`.
+    pub allow_origins: Vec<String>,
 }
 
 /// The default of [`ProxyOptions::max_connections`].
@@ -137,6 +142,7 @@ impl ProxyOptions {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             write_timeout: Duration::from_secs(10),
             log: None,
+            allow_origins: Vec::new(),
         }
     }
 }
