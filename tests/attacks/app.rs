@@ -273,11 +273,15 @@ fn serve(conn: TcpStream, shared: &Shared) {
         target,
         headers,
     };
-    shared
-        .log
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(hit.clone());
+    // A flood's requests (long URLs, thousands a second: see the attacks' `flood`) are not
+    // kept: the log is scanned on every wait.
+    if hit.path() != "/flood" {
+        shared
+            .log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(hit.clone());
+    }
     let (status, headers, body) = route(&hit, shared);
     let mut out = conn;
     let mut head = format!(

@@ -200,6 +200,10 @@ pub fn all() -> Vec<Attack> {
         A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
         A::new("c5.get-targets-opener-left", "a client connecting after the vault tab went to an ordinary page: Target.getTargets lists the vault's titled about:blank popup", get_targets_opener_left),
         A::new("c5.attach-popup-opener-left", "a client connecting after the vault tab went to an ordinary page attaches to the vault's about:blank popup and evaluates there", attach_popup_opener_left),
+        // session 9, helper attacks: races the client can tilt (a flood of events the policy
+        // reads ahead of the one it must react to)
+        A::new("c2.inflight-same-site-frame", "the client makes a tab on other.client.example whose iframe is loading the extra origin's slow app (one renderer) and attaches during the load, with an init script", inflight_same_site_frame).tries(2),
+        A::new("c2.prefetch-navigation-flood", "c2.prefetch-navigation, the page flooding requests (events the policy reads and withholds) from before the prefetch until it navigates", prefetch_navigation_flood).tries(2),
     ]
 }
 
@@ -3570,6 +3574,19 @@ fn exfil_on_load(ctx: &Ctx) -> String {
 /// rules, and its own script navigates there `delay` ms later (the client needs no session
 /// by then).
 fn prefetch_then_go(ctx: &Ctx, origin: &str, target: &str, fresh: bool, delay: u64) -> Res {
+    prefetch_then_go_flooded(ctx, origin, target, fresh, delay, false)
+}
+
+/// [`prefetch_then_go`], the page flooding requests ([`flood`]) from 300 ms before it adds
+/// the speculation rules until it navigates, when `flooded`.
+fn prefetch_then_go_flooded(
+    ctx: &Ctx,
+    origin: &str,
+    target: &str,
+    fresh: bool,
+    delay: u64,
+    flooded: bool,
+) -> Res {
     let url = ctx.url(origin, "/page");
     // Chromium prefetches a cross-site document only while the profile has no cookie for
     // it: a fresh browser context has none.
@@ -3592,14 +3609,24 @@ fn prefetch_then_go(ctx: &Ctx, origin: &str, target: &str, fresh: bool, delay: u
         Some(&s),
     )?;
     let rules = json!({"prefetch": [{"source": "list", "urls": [target]}]}).to_string();
-    ctx.eval(
-        &s,
-        &format!(
-            "(() => {{ const e = document.createElement('script'); e.type = 'speculationrules'; e.textContent = {}; document.head.append(e); setTimeout(() => {{ location.href = {}; }}, {delay}); return true; }})()",
-            json!(rules),
-            json!(target),
-        ),
-    )?;
+    let go = format!(
+        "(() => {{ const e = document.createElement('script'); e.type = 'speculationrules'; e.textContent = {}; document.head.append(e); setTimeout(() => {{ location.href = {}; }}, {delay}); return true; }})()",
+        json!(rules),
+        json!(target),
+    );
+    if flooded {
+        flood(ctx, &s, 0, delay + 1300)?;
+        sleep(300);
+        // Its answer waits behind the flood's events: not waited for.
+        let _ = ctx.c.send_timeout(
+            "Runtime.evaluate",
+            json!({"expression": go}),
+            Some(&s),
+            Duration::from_millis(300),
+        );
+    } else {
+        ctx.eval(&s, &go)?;
+    }
     let path = target.split_once("://").map_or("", |(_, r)| r);
     let host = path.split('/').next().unwrap_or_default().to_string();
     let app_requests = || {
@@ -3692,18 +3719,31 @@ fn auto_attach_user_tab(ctx: &Ctx) -> Res {
 /// it late.
 fn auto_attach_user_tab_flood(ctx: &Ctx) -> Res {
     let (_, page) = client_page(ctx, None)?;
-    let flood = format!(
+    flood(ctx, &page, 1000, 2500)?;
+    auto_attach_user_tab(ctx)
+}
+
+/// The client's page (its `session`) makes requests with long URLs, a burst every task, from
+/// `start` ms on for `ms` ms: their `Network` events (the policy's own domain on every document
+/// session; the client has not enabled it) reach the policy ahead of later events of the
+/// browser, so whatever it does on reading one of those comes late. `FLOOD_PAD`,
+/// `FLOOD_BURST`, `FLOOD_START` and `FLOOD_MS` override the URL length, the burst and the times.
+fn flood(ctx: &Ctx, session: &str, start: u64, ms: u64) -> Result<(), Stop> {
+    ctx.eval(session, &flood_script(ctx, start, ms)).map(|_| ())
+}
+
+/// The script of [`flood`].
+fn flood_script(ctx: &Ctx, start: u64, ms: u64) -> String {
+    format!(
         "(() => {{ const pad = 'a'.repeat({pad}); setTimeout(() => {{ const end = Date.now() + {ms}; \
          (function f() {{ for (let i = 0; i < {burst}; i++) fetch('/flood?t={tag}&p=' + pad + i).catch(() => {{}}); \
          if (Date.now() < end) setTimeout(f, 0); }})(); }}, {start}); return true; }})()",
         pad = flood_env("FLOOD_PAD", 60_000),
-        ms = flood_env("FLOOD_MS", 2500),
+        ms = flood_env("FLOOD_MS", ms),
         burst = flood_env("FLOOD_BURST", 8),
-        start = flood_env("FLOOD_START", 1000),
+        start = flood_env("FLOOD_START", start),
         tag = ctx.tag,
-    );
-    ctx.eval(&page, &flood)?;
-    auto_attach_user_tab(ctx)
+    )
 }
 
 fn flood_env(name: &str, default: u64) -> u64 {
@@ -4842,4 +4882,54 @@ fn attach_popup_opener_left(ctx: &Ctx) -> Res {
     c.close();
     r?;
     ctx.exfiltrated(2000)
+}
+
+// ---- session 9: races the client can tilt ----
+
+/// The client makes a tab on `page` (a page of `origin` whose iframe loads `frame`) without a
+/// session, waits until the frame's slow document is requested from `host`, and attaches
+/// while it loads: (target, session). The tab's main frame has committed, so Chromium holds
+/// none of the session's commands (it does so only for a navigation of the main frame).
+fn attach_during_frame_load(
+    ctx: &Ctx,
+    origin: &str,
+    frame: &str,
+    host: &str,
+) -> Result<(String, String), Stop> {
+    let page = ctx.url(origin, &format!("/page?frame={}", encode(frame)));
+    let t = ctx.send("Target.createTarget", json!({"url": page}), None)?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.host == host && h.path() == "/app" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the frame's document was never requested".into()))?;
+    let s = ctx.attach(&id)?;
+    Ok((id, s))
+}
+
+/// The extra origin's app (same site as other.client.example: one renderer), 2.5 s slow, in
+/// an iframe of the client's tab on other.client.example; the client attaches while it loads
+/// and adds an init script, which runs in the frame's document when it commits (in the
+/// page's own process: no new target, no interception of a request that began before the
+/// session).
+fn inflight_same_site_frame(ctx: &Ctx) -> Res {
+    let app = ctx.url("http://client.example", "/app?ms=2500");
+    let (_, s) =
+        attach_during_frame_load(ctx, "http://other.client.example", &app, "client.example")?;
+    exfil_during_commit(ctx, &s)
+}
+
+/// [`prefetch_navigation`] with the client's page flooding requests from just before it adds
+/// the speculation rules until it navigates: the prefetch's request and report reach the
+/// policy behind the flood's events.
+fn prefetch_navigation_flood(ctx: &Ctx) -> Res {
+    prefetch_then_go_flooded(
+        ctx,
+        "http://ordinary.test",
+        &ctx.vault("/app"),
+        true,
+        800,
+        true,
+    )
 }

@@ -308,11 +308,41 @@
 //!
 //! What the policy cannot rule out from where it stands, each with why:
 //!
-//! - **The cut on a hop races the commit.** Cutting a session on a protected hop of a
-//!   navigation it never saw start (above) sends `Target.detachFromTarget` when the hop is
-//!   reported, and nothing orders that detach before the commit. It is a second line only:
-//!   the checks above already judged the document such a navigation commits (one the
-//!   session was made during), and every navigation started after them is intercepted.
+//! - **Documents committing with no request to pause, where the policy can only react.**
+//!   Cutting a session on a protected hop or response of a navigation it never saw start,
+//!   or on a protected prefetch (above), sends `Target.detachFromTarget` when the policy
+//!   reads the event, and nothing orders that detach before the commit. The policy reads
+//!   the browser's messages in order, so a page that makes a flood of requests (each with a
+//!   long URL: `Network` events of the policy's own domain, which it parses and withholds)
+//!   puts seconds of them ahead of the one it must act on, and the document commits under
+//!   the client's instrumentation first (its init scripts run there, its commands reach
+//!   it). For a tab's main frame the cut is a second line only: the checks above judge the
+//!   document a navigation under way commits, and every later navigation is intercepted.
+//!   It is the only line for two kinds of document, each a race the client can win:
+//!   - *A frame's navigation under way when the session is made* (a frame other than the
+//!     main one: Chromium holds a session's commands only while its own frame navigates, so
+//!     the checks are answered at once). When it commits in the page's own process (the
+//!     page is same-site with the protected origin: an extra origin's site, every
+//!     `localhost` port when one is on `localhost`), it runs the client's init scripts: the
+//!     suite's `c2.inflight-same-site-frame` gets through with no flood at all (the protected
+//!     server answered at once; measured on Chromium 156). One that commits in a process of
+//!     its own is a target of its own, which the client's page session does not reach.
+//!   - *A document served from a prefetch the page made after the session* (speculation
+//!     rules): the target is given up when the prefetch is reported (its request, its
+//!     `Preload` status), which comes before the page can navigate there unless the page
+//!     floods first (the suite's `c2.prefetch-navigation-flood`).
+//!
+//!   Chromium offers nothing that holds either: `Fetch` does not pause a prefetch or a
+//!   navigation served from one, nor a navigation whose request began before `Fetch.enable`;
+//!   `Network.setBlockedURLs` does not stop a navigation served from a prefetch and
+//!   `Emulation.setDataSaverOverride` does not make a prefetch ineligible (measured on
+//!   Chromium 156); no command lists the navigations under way in a page's frames; nothing
+//!   ties the client's init scripts or commands to the document the policy judged; and
+//!   `--isolate-origins` keeps an origin's subdomains (and all of a host's ports) in its
+//!   process (measured: the same-site frame still committed in the page's process). Closing
+//!   the first would mean refusing sessions to every page same-site with a protected origin
+//!   (every `localhost` page), the second refusing every init script or every page that may
+//!   prefetch; the policy does neither.
 //! - **Client request headers on WebSocket handshakes.** A WebSocket handshake is not a
 //!   request `Fetch` can pause, so the headers a client set with `Network.setExtraHTTPHeaders`
 //!   (and its user-agent overrides) reach a protected server's WebSocket handshake from an
