@@ -203,6 +203,7 @@ pub fn all() -> Vec<Attack> {
         // session 9, helper attacks: races the client can tilt (a flood of events the policy
         // reads ahead of the one it must react to)
         A::new("c2.inflight-same-site-frame", "the client makes a tab on other.client.example whose iframe is loading the extra origin's slow app (one renderer) and attaches during the load, with an init script", inflight_same_site_frame).tries(2),
+        A::new("c2.inflight-user-hop-flood", "c2.inflight-user-hop, the client's own page flooding requests (events the policy reads and withholds) from before the attach until after the redirect lands", inflight_user_hop_flood).tries(2),
         A::new("c2.prefetch-navigation-flood", "c2.prefetch-navigation, the page flooding requests (events the policy reads and withholds) from before the prefetch until it navigates", prefetch_navigation_flood).tries(2),
     ]
 }
@@ -2648,6 +2649,11 @@ fn inflight_user_navigation(ctx: &Ctx) -> Res {
 }
 
 fn inflight_user_hop(ctx: &Ctx) -> Res {
+    inflight_user_hop_waiting(ctx, 6)
+}
+
+/// [`inflight_user_hop`], the client waiting at most `secs` for its attach to be answered.
+fn inflight_user_hop_waiting(ctx: &Ctx, secs: u64) -> Res {
     let start = ctx.url("http://ordinary.test", "/page");
     let tab = ctx.user_open(&start)?;
     let us = ctx.user_session(&tab)?;
@@ -2670,7 +2676,16 @@ fn inflight_user_hop(ctx: &Ctx) -> Res {
             h.path() == "/hop" && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Setup("the hop was never requested".into()))?;
-    let s = ctx.attach(&tab)?;
+    let r = ctx
+        .c
+        .send_timeout(
+            "Target.attachToTarget",
+            json!({"targetId": tab, "flatten": true}),
+            None,
+            Duration::from_secs(secs),
+        )
+        .map_err(|e| super::failed("Target.attachToTarget", e))?;
+    let s = r["sessionId"].as_str().unwrap_or_default().to_string();
     let _ = ctx.send("Page.enable", json!({}), Some(&s));
     let _ = ctx.send(
         "Page.addScriptToEvaluateOnNewDocument",
@@ -4932,4 +4947,15 @@ fn prefetch_navigation_flood(ctx: &Ctx) -> Res {
         800,
         true,
     )
+}
+
+/// [`inflight_user_hop`], the client's own page flooding requests from before the attach
+/// until after the redirect to the vault lands: the policy must not depend on reading the
+/// hop in time (the checks of a session made during a main-frame navigation are answered
+/// only once it commits, and judge what it commits).
+fn inflight_user_hop_flood(ctx: &Ctx) -> Res {
+    let (_, page) = client_page(ctx, None)?;
+    flood(ctx, &page, 1000, 4000)?;
+    // The attach is answered once the navigation commits, behind the flood.
+    inflight_user_hop_waiting(ctx, 30)
 }
