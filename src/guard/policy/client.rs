@@ -86,7 +86,7 @@ pub(super) enum Step {
 
 /// Why a browser-internal page is refused, in the refusal's words.
 pub(super) const INTERNAL_WHY: &str =
-    "a browser-internal page (chrome:, devtools:, about: and the like) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included";
+    "a browser-internal page (chrome:, devtools:, about: and the like, or the browser's own DevTools endpoint) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included";
 
 /// Why tracing is refused, in the refusal's words.
 const TRACING_WHY: &str =
@@ -146,7 +146,7 @@ impl Policy {
     fn names_internal(&self, v: &Value) -> bool {
         match v {
             Value::String(s) => {
-                internal_url(s)
+                self.internal(s)
                     || self
                         .targets
                         .get(s)
@@ -531,6 +531,7 @@ impl Policy {
         {
             let judging = Judging {
                 m: &self.m,
+                endpoints: &self.endpoints,
                 hidden: |t: &str| self.hidden_or_unknown(t),
                 cookie_params: cookie_method(method),
             };

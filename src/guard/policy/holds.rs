@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 
 use super::state::{Hold, Own, Pending, Probe, Then};
-use super::{internal_url, Output, Policy, Verdict};
+use super::{Output, Policy, Verdict};
 impl Policy {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
     /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
@@ -215,7 +215,7 @@ impl Policy {
                         let bad = match v["result"]["storageKey"].as_str() {
                             Some(key) if ok => {
                                 self.m.storage_key(key)
-                                    || internal_url(key.split('^').next().unwrap_or_default())
+                                    || self.internal(key.split('^').next().unwrap_or_default())
                             }
                             // An opaque origin (a new tab's `about:blank`, a `data:` page) has
                             // no storage key: Chromium 156 answers so. A browser without the

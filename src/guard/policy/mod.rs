@@ -105,7 +105,14 @@
 //!   data, service workers), protected origins included. Local files (`file:`) count with
 //!   them: a `file:` document is the browser reading its own disk, where the profile keeps
 //!   every site's storage (a protected page's local storage reads in the clear from its
-//!   `Local Storage` log), cookies and history.
+//!   `Local Storage` log), cookies and history. So does the browser's own DevTools endpoint
+//!   ([`Config::devtools_endpoints`]; `guard proxy` sets its upstream): any URL on its port
+//!   whose host reaches it (a loopback or unspecified address, `localhost` and the names
+//!   under it, the endpoint's own host). Chromium serves it to any page and trusts the
+//!   WebSocket of a page on its own origin (`http://127.0.0.1:<port>`, measured on Chromium
+//!   156), so a client's tab there would read `/json/version` and drive the browser from the
+//!   page's script with no guard in between (the suite's `c7.devtools-endpoint-*`); on
+//!   another name of it a page reads every tab's URL and title from `/json/list`.
 //! - **Local files by path.** The profile keeps every site's storage, cookies and history in
 //!   files a page reads in the clear once it is handed them (a protected page's local storage
 //!   from its `Local Storage` log). Given the profile's folder ([`Config::protected_paths`]:
@@ -407,6 +414,7 @@ mod commits;
 mod compat;
 mod cookies;
 mod downloads;
+mod endpoints;
 mod fetch;
 mod footprint;
 mod holds;
@@ -534,6 +542,12 @@ pub struct Config {
     /// for [`Config::protected_paths`]; the policy does no I/O itself. `None` (the default):
     /// paths are judged lexically only.
     pub local_paths: Option<Arc<dyn LocalPaths>>,
+    /// The browser's DevTools HTTP endpoints (`host:port`: the proxy's upstream). A page there
+    /// reads every tab's URL and title and, on its own origin, opens the browser WebSocket
+    /// with no guard in between, so any URL on such a port whose host reaches it (a loopback
+    /// or unspecified address, `localhost` and the names under it, the endpoint's own host)
+    /// counts as browser-internal (see the module docs). Empty by default.
+    pub devtools_endpoints: Vec<String>,
 }
 
 impl Default for Config {
@@ -548,6 +562,7 @@ impl Default for Config {
             gone: 4_096,
             protected_paths: Vec::new(),
             local_paths: None,
+            devtools_endpoints: Vec::new(),
         }
     }
 }
@@ -587,6 +602,8 @@ pub struct Policy {
     shown: Vec<Value>,
     /// The protected local paths ([`Config::protected_paths`]), resolved once.
     paths: paths::Protected,
+    /// The browser's DevTools endpoints ([`Config::devtools_endpoints`]).
+    endpoints: endpoints::Endpoints,
     /// Download folders and cancelled downloads (downloads.rs).
     downloads: downloads::Downloads,
 }
@@ -602,7 +619,9 @@ impl Policy {
         let mut root = SessionRecord::new("", state::Kind::Browser, ROOT, config.per_session);
         root.visible = true;
         let paths = paths::Protected::new(&config.protected_paths, config.local_paths.clone());
+        let endpoints = endpoints::Endpoints::new(&config.devtools_endpoints);
         Policy {
+            endpoints,
             shown: fetch::shown_patterns(&matcher),
             m: matcher,
             root,
@@ -783,7 +802,13 @@ impl Policy {
     /// Whether a document's URL or origin is off limits to the client: protected, or a
     /// browser-internal page ([`internal_url`]).
     fn off_limits(&self, url: &str) -> bool {
-        self.m.cookie_url(url) || internal_url(url)
+        self.m.cookie_url(url) || self.internal(url)
+    }
+
+    /// Whether `url` is browser-internal ([`internal_url`]) or a page of the browser's own
+    /// DevTools endpoint ([`Config::devtools_endpoints`]).
+    fn internal(&self, url: &str) -> bool {
+        internal_url(url) || self.endpoints.url(url)
     }
 
     /// The refusal error for a client command.

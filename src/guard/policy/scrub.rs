@@ -94,17 +94,24 @@ pub(crate) struct Judging<'a, F: Fn(&str) -> bool> {
     pub(crate) hidden: F,
     /// Judge a bare `domain` member as a cookie domain.
     pub(crate) cookie_params: bool,
+    /// The browser's own DevTools endpoints, judged as browser-internal.
+    pub(crate) endpoints: &'a super::endpoints::Endpoints,
 }
 
 impl<F: Fn(&str) -> bool> Judging<'_, F> {
+    /// [`internal_url`], or a page of the browser's DevTools endpoint.
+    fn internal(&self, url: &str) -> bool {
+        internal_url(url) || self.endpoints.url(url)
+    }
+
     fn judge(&self, how: Judge, v: &Value) -> bool {
         match (how, v) {
-            (Judge::Url, Value::String(s)) => self.m.cookie_url(s) || internal_url(s),
+            (Judge::Url, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
             (Judge::Urls, Value::Array(items)) => items.iter().any(|i| {
                 i.as_str()
-                    .is_some_and(|s| self.m.cookie_url(s) || internal_url(s))
+                    .is_some_and(|s| self.m.cookie_url(s) || self.internal(s))
             }),
-            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s) || internal_url(s),
+            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
             (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
             (Judge::CacheId, Value::String(s)) => {
                 let key = s.split('|').next().unwrap_or_default();

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::pattern::TargetFilter;
 use super::scrub::Judging;
 use super::state::TargetRecord;
-use super::{internal_url, Output, Policy, Verdict};
+use super::{Output, Policy, Verdict};
 use crate::protected::Opener;
 impl Policy {
     /// Whether a target is protected (a destroyed one as it was; one the policy never saw is
@@ -67,7 +67,7 @@ impl Policy {
                     || made_before
                     || t.origin
                     || t.prefetched
-                    || internal_url(url);
+                    || self.internal(url);
                 // A protection judged with a known opener stays: that opener was protected
                 // then, and a document it made keeps its origin whatever the opener does
                 // later.
@@ -124,7 +124,7 @@ impl Policy {
             });
         let origin = origin && self.m.inherits(url);
         let protected =
-            self.m.target(url, previous, opener) || origin || prefetched || internal_url(url);
+            self.m.target(url, previous, opener) || origin || prefetched || self.internal(url);
         match self.targets.get_mut(id) {
             Some(t) => {
                 t.info = info.clone();
@@ -271,6 +271,7 @@ impl Policy {
                 let mut changed = false;
                 let judging = Judging {
                     m: &self.m,
+                    endpoints: &self.endpoints,
                     hidden: |t: &str| self.hidden(t),
                     cookie_params: false,
                 };

@@ -200,8 +200,16 @@ impl Proxy {
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
             .map_err(ProxyError::Origin)?
             .strict();
-        let policy = policy_config(&options.protect_paths);
+        let mut policy = policy_config(&options.protect_paths);
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
+        // The browser's own DevTools endpoint is no page for a client's tab: on its own
+        // origin a page opens the browser WebSocket with no guard in between.
+        let bracketed = if host.contains(':') && !host.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.clone()
+        };
+        policy.devtools_endpoints = vec![format!("{bracketed}:{port}")];
         let listen_error = |source| ProxyError::Listen {
             listen: options.listen.clone(),
             source,
