@@ -121,3 +121,131 @@ fn guard_help_indents_every_subcommand_alike() {
         assert!(line.starts_with("  guard "), "indented by two: {line:?}");
     }
 }
+
+/// Runs the binary with its standard output a pipe whose reader has gone (as after
+/// `slicc-browsers … | head -1`).
+fn cli_into_closed_pipe(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args(args)
+        .env("SLICC_DISCOVERY", "isolated")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("the binary ends")
+}
+
+#[test]
+fn a_closed_standard_output_is_one_line_and_exit_2_not_a_panic() {
+    // `corpus dump` writes megabytes, more than any pipe buffer: its write always meets the
+    // closed pipe. Before the commands wrote through `output::write`, `println!` panicked
+    // here: exit 101, "failed printing to stdout", and a backtrace under RUST_BACKTRACE.
+    let o = cli_into_closed_pipe(&["corpus", "dump"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("slicc-browsers: standard output: "),
+        "{err}"
+    );
+    // Short outputs may fit the pipe before the reader goes (exit 0); never a panic.
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["validate"],
+        &["conformance", "protected"],
+        &["list", "--json"],
+    ] {
+        let o = cli_into_closed_pipe(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(0 | 2)) && !err.contains("panicked"),
+            "{args:?}: {:?} {err}",
+            o.status
+        );
+    }
+}
+
+#[test]
+fn validate_of_a_dir_that_is_not_there_is_exit_2_not_a_problem() {
+    // Exit 1 means "the files break rules"; a DIR that does not exist, or a file given as DIR,
+    // is input the command could not read (exit 2). Before, both printed "catalog.json: /:
+    // [readable] cannot read …" and "1 problem(s)", exit 1.
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-dir");
+    let file = tmp.path().join("catalog.json");
+    std::fs::write(&file, "{}").unwrap();
+    for dir in [&missing, &file] {
+        let o = cli(&["validate", dir.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{}: {err}", dir.display());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(dir.to_str().unwrap()), "{err}");
+        assert!(o.stdout.is_empty());
+    }
+    // An empty dir is still validated: its missing catalog.json is a problem found (exit 1).
+    let empty = tempfile::tempdir().unwrap();
+    let o = cli(&["validate", empty.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[readable]"));
+}
+
+#[test]
+fn list_refuses_cdp_and_origin_values_discovery_cannot_read() {
+    // Discovery leaves such values out; `list` used to do the same silently (exit 0), so a
+    // mistyped `--origin` left every seven tab unmarked.
+    for (flag, value) in [
+        ("--cdp", "garbage"),
+        ("--cdp", "ftp://127.0.0.1:5100"),
+        ("--cdp", "127.0.0.1:0"),
+        ("--origin", "seven.example.test"),
+        ("--origin", "localhost:5710"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+            .args(["list", flag, value])
+            .env("SLICC_DISCOVERY", "isolated")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(
+            err.lines()
+                .next()
+                .unwrap_or_default()
+                .contains(&format!("{flag} {value:?}")),
+            "{err}"
+        );
+        assert!(err.contains("usage: slicc-browsers list"), "{err}");
+    }
+    // What discovery reads still runs (nothing answers on port 1: no entries).
+    let o = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args([
+            "list",
+            "--json",
+            "--cdp",
+            "1",
+            "--cdp",
+            "ws://localhost:1/devtools/browser/x",
+            "--origin",
+            "http://127.0.0.1:5710/",
+        ])
+        .env("SLICC_DISCOVERY", "isolated")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
+fn check_help_says_json_lines_exits_0() {
+    // The usage said "exit 1 when any URL is protected" right after --json-lines, which
+    // exits 0 whatever its answers (tests/protected_cli.rs holds it to that).
+    let o = cli(&["check", "--help"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("so it exits 0 whatever they are"), "{out}");
+}

@@ -6,10 +6,12 @@ use std::process::ExitCode;
 use slicc_browsers::protected::Matcher;
 
 use crate::args::Args;
+use crate::output::outln;
 
 /// Says whether each URL is protected, and why. Exits 0 when every URL is allowed, 1 when any
-/// is protected; with `--json-lines`, reads JSON strings from standard input and writes
-/// `{"url":…,"protected":…}` per line, in order.
+/// is protected. With `--json-lines`, reads JSON strings from standard input and writes
+/// `{"url":…,"protected":…}` per line, in order, and exits 0 whatever the answers (they are
+/// in the output; 2 when the input is not JSON strings).
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let origins = args.values("--origin")?;
     let json_lines = args.flag("--json-lines");
@@ -36,9 +38,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         match matcher.explain(url) {
             Some(reason) => {
                 any = true;
-                println!("protected  {}  ({reason})", shown(url));
+                outln!("protected  {}  ({reason})", shown(url))?;
             }
-            None => println!("allowed    {}", shown(url)),
+            None => outln!("allowed    {}", shown(url))?,
         }
     }
     Ok(if any {

@@ -9,6 +9,7 @@ use slicc_browsers::corpus::{corpus, Corpus};
 use slicc_browsers::protected::{Matcher, Vectors};
 
 use crate::args::Args;
+use crate::output::{out, outln};
 
 /// Dispatches on the kind of file: `corpus` or `protected`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
@@ -48,9 +49,9 @@ fn run_corpus(mut args: Args) -> Result<ExitCode, String> {
     };
     let report = conformance::run(slicc_browsers::shared_catalog(), &corpus, &oses);
     for failure in &report.failures {
-        print!("{failure}");
+        out!("{failure}")?;
     }
-    println!("{}", report.summary());
+    outln!("{}", report.summary())?;
     Ok(if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -81,9 +82,9 @@ fn run_protected(mut args: Args) -> Result<ExitCode, String> {
     .map_err(|e| format!("{name}: {e}"))?;
     let report = conformance::run_protected(&matcher, &vectors);
     for failure in report.failures() {
-        println!("FAIL {failure}");
+        outln!("FAIL {failure}")?;
     }
-    println!("{}", report.summary());
+    outln!("{}", report.summary())?;
     Ok(if report.failures().next().is_none() {
         ExitCode::SUCCESS
     } else {

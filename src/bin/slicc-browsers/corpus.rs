@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::args::Args;
+use crate::output::outln;
 
 /// Runs a `corpus` subcommand.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
@@ -32,13 +33,13 @@ fn build(mut args: Args) -> Result<ExitCode, String> {
     let current = std::fs::read_to_string(&path).unwrap_or_default();
     if check {
         if current == text {
-            println!("{}: up to date", path.display());
+            outln!("{}: up to date", path.display())?;
             return Ok(ExitCode::SUCCESS);
         }
-        println!(
+        outln!(
             "{}: stale; run `slicc-browsers corpus build`",
             path.display()
-        );
+        )?;
         return Ok(ExitCode::FAILURE);
     }
     if current != text {
@@ -49,7 +50,7 @@ fn build(mut args: Args) -> Result<ExitCode, String> {
         .map_err(|e| e.to_string())?
         .cases
         .len();
-    println!("{}: {cases} cases", path.display());
+    outln!("{}: {cases} cases", path.display())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -69,6 +70,6 @@ fn dump(mut args: Args) -> Result<ExitCode, String> {
     };
     let dump = slicc_browsers::corpus::dump(&corpus, slicc_browsers::shared_catalog());
     let text = serde_json::to_string_pretty(&dump).map_err(|e| e.to_string())?;
-    println!("{text}");
+    outln!("{text}")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -139,9 +139,8 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
         }
     }
     let proxy = Proxy::start(options).map_err(|e| format!("guard proxy: {e}"))?;
-    println!("cdp {}", proxy.endpoint());
-    println!("webSocketDebuggerUrl {}", proxy.websocket_url());
-    let _ = std::io::stdout().flush();
+    crate::output::outln!("cdp {}", proxy.endpoint())?;
+    crate::output::outln!("webSocketDebuggerUrl {}", proxy.websocket_url())?;
     loop {
         std::thread::park();
     }

@@ -347,7 +347,8 @@ pub fn certify(args: Args) -> Result<ExitCode, String> {
         run.row_done(result, row_tally(&result.row), result.row.failed());
         if run.json {
             if let Ok(line) = serde_json::to_string(&result.row) {
-                println!("{line}");
+                // A reader that has gone does not stop the run (nor panic it).
+                let _ = crate::output::outln!("{line}");
             }
         }
     })?;
@@ -498,7 +499,8 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         );
         if json {
             if let Ok(line) = serde_json::to_string(r) {
-                println!("{line}");
+                // A reader that has gone does not stop the run (nor panic it).
+                let _ = crate::output::outln!("{line}");
             }
         }
     })?;
@@ -517,7 +519,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         transports: &[transport],
         rows: &rows,
     });
-    println!("{}", summary.line);
+    crate::output::outln!("{}", summary.line)?;
     Ok(if summary.pass {
         ExitCode::SUCCESS
     } else {

@@ -6,6 +6,7 @@ use slicc_browsers::catalog::Os;
 use slicc_browsers::launch::{self, LaunchRequest};
 
 use crate::args::Args;
+use crate::output::outln;
 
 /// The seven profile used when `--profile` is not given.
 const DEFAULT_PROFILE: &str = "default";
@@ -51,10 +52,10 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let endpoint = entry.endpoint.as_ref().ok_or("an endpoint entry")?;
     if as_json {
         let text = serde_json::to_string_pretty(&entry).map_err(|e| e.to_string())?;
-        println!("{text}");
+        outln!("{text}")?;
     } else {
-        println!("cdp {}", endpoint.cdp);
-        println!("webSocketDebuggerUrl {}", endpoint.web_socket_debugger_url);
+        outln!("cdp {}", endpoint.cdp)?;
+        outln!("webSocketDebuggerUrl {}", endpoint.web_socket_debugger_url)?;
     }
     Ok(ExitCode::SUCCESS)
 }

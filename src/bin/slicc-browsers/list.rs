@@ -8,10 +8,13 @@
 
 use std::process::ExitCode;
 
-use slicc_browsers::catalog::Os;
-use slicc_browsers::discovery::{discover, installed, Entry, Options, Output, Sources, SystemHost};
+use slicc_browsers::catalog::{Origin, Os};
+use slicc_browsers::discovery::{
+    discover, installed, parse_cdp, Entry, Options, Output, Sources, SystemHost,
+};
 
 use crate::args::Args;
+use crate::output::{out, outln};
 
 /// Discovers, ranks and prints: a table, or output schema 1 with `--json`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
@@ -19,6 +22,18 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let cdp = args.values("--cdp")?;
     let origins = args.values("--origin")?;
     args.finish()?;
+    // Discovery leaves out a value it cannot read; on the command line that is a mistake
+    // (a seven tab would go unmarked, an endpoint unlisted), so say so.
+    if let Some(bad) = cdp.iter().find(|c| parse_cdp(c).is_none()) {
+        return crate::args::usage(format!(
+            "--cdp {bad:?} is not a CDP endpoint (a port, host:port, or an http, https, ws or wss URL)"
+        ));
+    }
+    if let Some(bad) = origins.iter().find(|o| Origin::parse(o).is_none()) {
+        return crate::args::usage(format!(
+            "--origin {bad:?} is not an origin (scheme://host[:port])"
+        ));
+    }
     let os = Os::current().ok_or("list runs on macOS, Linux and Windows only")?;
     let host = SystemHost::new();
     let mut options = Options::new(os);
@@ -64,9 +79,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let output = discover(&host, &options);
     if json {
         let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
-        println!("{text}");
+        outln!("{text}")?;
     } else {
-        print!("{}", table(&output));
+        out!("{}", table(&output))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,7 @@ mod guard;
 mod guard_run;
 mod launch;
 mod list;
+mod output;
 mod signals;
 mod validate;
 
@@ -60,9 +61,9 @@ usage: slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...
         usage: &["\
 usage: slicc-browsers check [--origin O]... <url>...
        slicc-browsers check [--origin O]... --json-lines
-  say whether each URL is protected, and why (--origin: an extra origin); with --json-lines,
-  read JSON strings from stdin and write one {url, protected} object per line
-  exit 1 when any URL is protected
+  say whether each URL is protected, and why (--origin: an extra origin); exit 1 when any
+  is protected. --json-lines: read JSON strings from stdin and write one {url, protected}
+  object per line; the answers are in the output, so it exits 0 whatever they are
 "],
         run: check::run,
     },
@@ -89,8 +90,8 @@ usage: slicc-browsers launch [--browser <id>] [--profile <name>] [--headless] [-
         usage: &["\
 usage: slicc-browsers validate [--strict] [DIR]
   check the catalog, corpus and vector files (the crate's own by default) against the spec's
-  rules; exit 1 on problems. --strict also prints warnings: rules of this crate's own that the
-  spec does not state (they never fail the command)
+  rules; exit 1 on problems, 2 when DIR is not a directory. --strict also prints warnings:
+  rules of this crate's own that the spec does not state (they never fail the command)
 "],
         run: validate::run,
     },
@@ -123,30 +124,40 @@ fn main() -> ExitCode {
         Err(message) => return usage_failure(&message, USAGE),
     };
     if args.wants_version() {
-        println!("slicc-browsers {}", env!("CARGO_PKG_VERSION"));
-        return ExitCode::SUCCESS;
+        return printed(output::outln!(
+            "slicc-browsers {}",
+            env!("CARGO_PKG_VERSION")
+        ));
     }
     let Some(name) = args.next_positional() else {
         if args.wants_help() {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
+            return printed(output::out!("{USAGE}"));
         }
         return usage_failure("no command given", USAGE);
     };
     if name == "help" {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
+        return printed(output::out!("{USAGE}"));
     }
     let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
         return usage_failure(&format!("unknown command {name:?}"), USAGE);
     };
     if args.wants_help() {
-        print!("{}", command.usage.concat());
-        return ExitCode::SUCCESS;
+        return printed(output::out!("{}", command.usage.concat()));
     }
     match (command.run)(args) {
         Ok(code) => code,
         Err(message) if args::usage_error() => usage_failure(&message, &command.usage.concat()),
+        Err(message) => {
+            eprintln!("slicc-browsers: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Exit 0 when the text went to standard output, else its error on stderr and exit 2.
+fn printed(written: Result<(), String>) -> ExitCode {
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("slicc-browsers: {message}");
             ExitCode::from(2)
