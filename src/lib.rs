@@ -49,9 +49,15 @@ mod error;
 mod http;
 #[cfg(feature = "serde")]
 mod json;
-// Process-level helpers written once: running as root, a poison-tolerant lock.
 pub mod ports;
-#[cfg(any(feature = "launch", feature = "guard-runner", feature = "guard-proxy"))]
+// Process-level helpers written once: running as root, a poison-tolerant lock, a deadline that
+// does not overflow.
+#[cfg(any(
+    feature = "discovery",
+    feature = "launch",
+    feature = "guard-runner",
+    feature = "guard-proxy"
+))]
 mod sys;
 // The one percent-decoder: paths and hosts (the matcher), query strings (the guard harness).
 #[cfg(any(feature = "protected", feature = "guard-runner"))]

@@ -1,9 +1,11 @@
-//! Small process-level helpers shared by launch, the guard's proxy and the guard harness, written
-//! once: whether this process runs as root, and a mutex lock that survives poisoning.
+//! Small process-level helpers shared by discovery's HTTP client, launch, the guard's proxy and
+//! the guard harness, written once: whether this process runs as root, a mutex lock that
+//! survives poisoning, and a deadline that does not overflow.
 //!
 //! Not every feature set uses every helper, hence the `dead_code` allowances.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Whether this process runs as root on Linux (effective uid 0, read from `/proc/self/status`),
 /// where Chromium refuses to start without `--no-sandbox`. `false` elsewhere and when the file
@@ -33,9 +35,31 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The instant `after` from now. `Instant::now() + after` panics ("overflow when adding
+/// duration to instant") for an `after` an `Instant` cannot hold, such as the `Duration::MAX` a
+/// caller passes for "no limit" (`SystemHost::with_timeouts`, `Fixture::wait_log`, a vector's
+/// settle `ms`); such a deadline is a century away instead.
+#[allow(dead_code)]
+pub(crate) fn deadline(after: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+    let now = Instant::now();
+    now.checked_add(after)
+        .or_else(|| now.checked_add(CENTURY))
+        .unwrap_or(now)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_deadline_too_far_for_an_instant_is_a_century_away() {
+        let now = Instant::now();
+        let far = deadline(Duration::MAX);
+        assert!(far > now + Duration::from_secs(99 * 365 * 24 * 60 * 60));
+        let near = deadline(Duration::from_millis(5));
+        assert!(near >= now + Duration::from_millis(5) && near < far);
+    }
 
     #[test]
     fn reads_the_effective_uid() {

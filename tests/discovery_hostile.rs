@@ -355,3 +355,23 @@ fn unreadable_dirs_are_skipped() {
         assert!(out.entries.is_empty(), "{out:?}");
     }
 }
+
+#[test]
+fn no_limit_timeouts_do_not_panic() {
+    // `SystemHost::with_timeouts(Duration::MAX, Duration::MAX)`, "no limit": the response
+    // deadline `Instant::now() + timeout` overflowed, a panic. Now it is a century away.
+    use slicc_browsers::discovery::{Host, Http, Request, SystemHost};
+    fn answers_json(mut s: TcpStream) {
+        read_request(&mut s);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    }
+    let port = server(answers_json);
+    let host = SystemHost::new().with_timeouts(Duration::MAX, Duration::MAX);
+    let got = host.http_get(&Request {
+        host: "127.0.0.1".into(),
+        port,
+        path: "/json/version".into(),
+        limit: 1024,
+    });
+    assert!(matches!(got, Http::Response { status: 200, .. }), "{got:?}");
+}

@@ -1312,3 +1312,31 @@ fn cli_prints_the_origin_then_json_lines() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown guard subcommand"));
 }
+
+#[test]
+fn no_limit_durations_do_not_panic() {
+    // `Duration::MAX` as "no limit": `Instant::now() + d` overflowed ("overflow when adding
+    // duration to instant", a panic) in `Fixture::wait_log` and in each connection's request
+    // and idle deadlines. Now such a deadline is a century away.
+    let f = Fixture::start(FixtureOptions {
+        limits: Limits {
+            request_timeout: Duration::MAX,
+            idle_timeout: Duration::MAX,
+            ..Limits::default()
+        },
+        ..FixtureOptions::default()
+    })
+    .expect("the fixture starts");
+    let addr = f.addr();
+    let from = f.len();
+    let client = thread::spawn(move || {
+        thread::sleep(Duration::from_millis(100));
+        let mut c = Client::connect(addr);
+        c.send(b"GET /no-limit HTTP/1.1\r\nHost: h.test\r\nConnection: close\r\n\r\n");
+        c.response(false).status
+    });
+    let (first, entries) = f.wait_log(from, Duration::MAX);
+    assert_eq!(first, from);
+    assert!(entries[0].url.ends_with("/no-limit"), "{entries:?}");
+    assert_eq!(client.join().unwrap(), 404);
+}

@@ -120,7 +120,7 @@ pub(crate) fn get(
     let Some(mut stream) = connect(&request.host, request.port, connect_timeout) else {
         return Http::Refused;
     };
-    let deadline = Instant::now() + response_timeout;
+    let deadline = crate::sys::deadline(response_timeout);
     let _ = stream.set_nodelay(true);
     let head = format!(
         "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",

@@ -460,7 +460,7 @@ impl LegState {
             return;
         }
         let ms = s.ms.unwrap_or(SETTLE_DEFAULT_MS);
-        let deadline = Instant::now() + Duration::from_millis(ms);
+        let deadline = crate::sys::deadline(Duration::from_millis(ms));
         let met = if let Some(origin) = &s.beacon {
             let tag = self.var("tag").unwrap_or_default();
             let mark = lock(&self.action).clone();

@@ -183,7 +183,7 @@ impl LegState {
         skip_blank: bool,
         timeout: Duration,
     ) -> Result<(), TabError> {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::sys::deadline(timeout);
         let committed = self.client.wait_event(
             from,
             &|e: &Event| {
