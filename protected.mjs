@@ -249,8 +249,11 @@ export function protectedOrigins(po, extraOrigins = []) {
   const hosts = po.hosts.map(norm);
   const domains = po.domains.map(norm);
   const extras = extraOrigins.map((text) => {
-    const u = parse(String(text).trim());
-    if (!u || !u.hostname || u.username || u.password || !['', '/'].includes(u.pathname) || u.search || u.hash) {
+    // Trimmed of Unicode White_Space as the crate trims (String.prototype.trim also drops a
+    // byte-order mark and keeps U+0085); an empty query or fragment (`http://a?`, which
+    // `search` and `hash` show as '') is refused too, as the crate refuses it.
+    const u = parse(String(text).replace(/^\p{White_Space}+|\p{White_Space}+$/gu, ''));
+    if (!u || !u.hostname || u.username || u.password || !['', '/'].includes(u.pathname) || /[?#]/.test(u.href)) {
       throw new TypeError(`extra origin ${JSON.stringify(text)} is not scheme://host[:port]`);
     }
     const host = norm(u.hostname);

@@ -50,3 +50,101 @@ fn the_packed_package_passes_its_protected_vectors() {
 fn slicc_browsers_protected() -> &'static str {
     include_str!("../protected.json")
 }
+
+/// `protected.mjs` accepts exactly the extra origins the crate accepts (`Matcher::new`, which
+/// reads each with `Origin::parse_extra`): the same list makes both refuse to start, or neither.
+/// Before, `protected.mjs` took `http://a?` and `http://a#` (an empty query or fragment, which
+/// `URL.search` and `URL.hash` show as "") and trimmed a byte-order mark the crate keeps.
+#[cfg(feature = "protected")]
+#[test]
+fn protected_mjs_accepts_the_extra_origins_the_crate_accepts() {
+    use std::io::Write;
+    if needs::missing("node", runs("node")) {
+        return;
+    }
+    let cases = [
+        "http://127.0.0.1:5710",
+        " http://a ",
+        "HTTP://A.",
+        "http://a:0",
+        "http://[::1]",
+        "http://[::1]:5710/",
+        "chrome-extension://abc",
+        "http://a/%2e",
+        "http://a/.",
+        "http://:@a",
+        "http://a\\",
+        "http:a",
+        "http:/a",
+        "ws://a",
+        "foo://a",
+        "http://%41",
+        "http://a\t",
+        "http://a/\n",
+        "http://a?",
+        "http://a#",
+        "http://a/?#",
+        "http://a?x",
+        "http://a#x",
+        "\u{feff}http://a",
+        "http://a\u{feff}",
+        "\u{85}http://a",
+        "http://a\u{3000}",
+        "\u{a0}http://a",
+        "http://user@a",
+        "http://a:@b",
+        "file:///x",
+        "blob:http://a",
+        "http://a:65536",
+        "http://a//",
+        "foo://",
+        "data:x",
+        "localhost:5710",
+        "",
+    ];
+    let catalog = slicc_browsers::shared_catalog();
+    let crate_accepts: Vec<bool> = cases
+        .iter()
+        .map(|c| slicc_browsers::protected::Matcher::new(&catalog.protected_origins, &[c]).is_ok())
+        .collect();
+    let script = r#"
+import { readFileSync } from 'node:fs';
+import { protectedOrigins } from './protected.mjs';
+const catalog = JSON.parse(readFileSync('catalog.json', 'utf8'));
+const cases = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(cases.map((c) => {
+  try { protectedOrigins(catalog.protectedOrigins, [c]); return true; }
+  catch (e) { if (e instanceof TypeError) return false; throw e; }
+})));
+"#;
+    let mut child = Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&cases[..]).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mjs_accepts: Vec<bool> = serde_json::from_slice(&out.stdout).unwrap();
+    let differ: Vec<String> = cases
+        .iter()
+        .zip(crate_accepts.iter().zip(&mjs_accepts))
+        .filter(|(_, (a, b))| a != b)
+        .map(|(c, (a, b))| format!("{c:?}: crate {a}, protected.mjs {b}"))
+        .collect();
+    assert!(differ.is_empty(), "{differ:#?}");
+    // Both accept and refuse something (the list is not vacuous).
+    assert!(crate_accepts.contains(&true) && crate_accepts.contains(&false));
+}
