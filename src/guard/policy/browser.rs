@@ -95,6 +95,16 @@ impl Policy {
                 return out.set(Verdict::Refuse, "request turned protected");
             }
         }
+        // A capture forwarded while its page showed nothing protected, answered after the page
+        // came to show a protected image or hold a protected frame in another process: the
+        // events that mark the page come before any answer showing what marked it (the image's
+        // response, the frame's target), so the answer is judged again, not only the command.
+        if let Some(why) = self.capture_answer(&key, &p.method) {
+            let message = self.refusal_because(why);
+            out.to_client
+                .push(self.refusal_frame(&key, &Value::from(id), &message));
+            return out.set(Verdict::Refuse, "page turned to show protected content");
+        }
         let mut changed = false;
         match p.method.as_str() {
             "Target.attachToTarget" => return self.attach_response(frame, v, &key, id, &p, out),

@@ -93,7 +93,7 @@ const TRACING_WHY: &str =
     "tracing records the browser process's events for every tab, protected ones included";
 
 /// Why capture and input are refused on a page holding a protected frame.
-const HOSTED_WHY: &str = "the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach";
+pub(super) const HOSTED_WHY: &str = "the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach";
 
 /// Why closing a browser context or the browser is refused while a protected tab is open.
 const CLOSES_WHY: &str = "it closes a protected tab (its browser context, or the whole browser), with what the user had there";

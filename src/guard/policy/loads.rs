@@ -315,6 +315,27 @@ impl Policy {
         }
     }
 
+    /// Why the answer to a capture (`method`) on session `key` is refused: its page shows a
+    /// protected image or holds a protected frame in another process by the time the browser
+    /// answered (marked after the command was judged: a race the client can tilt, by making
+    /// the policy read the marking event late).
+    pub(super) fn capture_answer(&self, key: &str, method: &str) -> Option<&'static str> {
+        if !capture(method) {
+            return None;
+        }
+        let target = self.session(key).map(|s| s.target.as_str())?;
+        if target.is_empty() {
+            return None;
+        }
+        if self.hosting.contains(target) {
+            Some(super::client::HOSTED_WHY)
+        } else if self.showing.contains(target) {
+            Some(SHOWS_WHY)
+        } else {
+            None
+        }
+    }
+
     /// A `Page.captureSnapshot` result (MHTML): every part from a protected URL, and every
     /// style sheet part whose URL the session did not see load and end on an ordinary origin
     /// (an ordinary URL that redirected to a protected sheet names it: measured on Chromium

@@ -80,7 +80,9 @@
 //!   (`Page.captureScreenshot`, `captureSnapshot`, `startScreencast`, `printToPDF`,
 //!   `LayerTree` snapshots), `Input.*` (keys, mouse, touch, text, IME, drag and drop, editing
 //!   commands) and commands naming any frame but the main one are refused, and a protected
-//!   frame's id is refused on every session.
+//!   frame's id is refused on every session. A capture sent before its page was marked and
+//!   answered after is refused on its answer: the events that mark a page come before any
+//!   answer showing what marked it, however late the policy reads them.
 //! - **Requests.** `Fetch.requestPaused` and `Fetch.authRequired` for protected URLs are
 //!   withheld and answered by the policy (continue, default auth); the client may answer only
 //!   request ids it was shown (no guessed ids). `Network` events of protected requests are
@@ -247,8 +249,9 @@
 //!   included; such a page, a page that already shows one when a session is made (the
 //!   policy's own `Page.getResourceTree`, answered before the session's checks), or shows one no
 //!   request paused, refuses captures (`Page.captureScreenshot`, `captureSnapshot`,
-//!   `startScreencast`, `printToPDF`, `LayerTree` snapshots) for the rest of its life, and its
-//!   screencast frames are withheld. A script or resource a page loads through an ordinary
+//!   `startScreencast`, `printToPDF`, `LayerTree` snapshots) for the rest of its life (a
+//!   capture answered after the page was marked included), and its screencast frames are
+//!   withheld. A script or resource a page loads through an ordinary
 //!   redirect is named by the redirect's ordinary URL (`Debugger.scriptParsed`, the resource
 //!   tree; measured on Chromium 156), so a script with an `http(s)` URL is shown, and
 //!   `Page.getResourceContent` and `Page.searchInResource` may name a URL, only when the
