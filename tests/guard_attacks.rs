@@ -36,6 +36,7 @@ const LIMITS: &[(&str, u8)] = &[
     // A same-site frame's navigation under way at the attach commits in the page's process,
     // and a prefetched document is served behind a flood: the policy can only react (*Limits*).
     ("c2.inflight-same-site-frame", 2),
+    ("c2.inflight-same-site-frame-hop-flood", 2),
     ("c2.prefetch-navigation-flood", 2),
 ];
 

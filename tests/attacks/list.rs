@@ -207,6 +207,7 @@ pub fn all() -> Vec<Attack> {
         // session 9, helper attacks: races the client can tilt (a flood of events the policy
         // reads ahead of the one it must react to)
         A::new("c2.inflight-same-site-frame", "the client makes a tab on other.client.example whose iframe is loading the extra origin's slow app (one renderer) and attaches during the load, with an init script", inflight_same_site_frame).tries(2),
+        A::new("c2.inflight-same-site-frame-hop-flood", "c2.inflight-same-site-frame through a slow ordinary redirect (the policy reads the hop 2.5 s before the commit), the client's own page flooding requests meanwhile", inflight_same_site_frame_hop_flood).tries(2),
         A::new("c2.inflight-user-hop-flood", "c2.inflight-user-hop, the client's own page flooding requests (events the policy reads and withholds) from before the attach until after the redirect lands", inflight_user_hop_flood).tries(2),
         A::new("c2.prefetch-navigation-flood", "c2.prefetch-navigation, the page flooding requests (events the policy reads and withholds) from before the prefetch until it navigates", prefetch_navigation_flood).tries(2),
     ]
@@ -5043,4 +5044,31 @@ fn inflight_user_hop_flood(ctx: &Ctx) -> Res {
     flood(ctx, &page, 1000, 4000)?;
     // The attach is answered once the navigation commits, behind the flood.
     inflight_user_hop_waiting(ctx, 30)
+}
+
+/// [`inflight_same_site_frame`] through a slow ordinary redirect: the policy reads the frame's
+/// protected hop 2.5 s before the app answers, and cuts the session then, unless the client's
+/// own page (another tab) floods requests whose events it reads first.
+fn inflight_same_site_frame_hop_flood(ctx: &Ctx) -> Res {
+    let (_, flooder) = client_page(ctx, None)?;
+    let app = ctx.url("http://client.example", "/app?ms=2500");
+    let hop = format!(
+        "http://other.client.example/hop?ms=2000&t={}&to={}",
+        ctx.tag,
+        encode(&app)
+    );
+    let page = ctx.url(
+        "http://other.client.example",
+        &format!("/page?frame={}", encode(&hop)),
+    );
+    let t = ctx.send("Target.createTarget", json!({"url": page}), None)?;
+    let id = t["targetId"].as_str().unwrap_or_default().to_string();
+    ctx.app()
+        .wait(Duration::from_secs(5), |h| {
+            h.path() == "/hop" && h.target.contains(&ctx.tag)
+        })
+        .ok_or_else(|| Stop::Setup("the frame's hop was never requested".into()))?;
+    let s = ctx.attach(&id)?;
+    flood(ctx, &flooder, 1000, 4500)?;
+    exfil_during_commit(ctx, &s)
 }

@@ -335,8 +335,11 @@
 //!     page is same-site with the protected origin: an extra origin's site, every
 //!     `localhost` port when one is on `localhost`), it runs the client's init scripts: the
 //!     suite's `c2.inflight-same-site-frame` gets through with no flood at all (the protected
-//!     server answered at once; measured on Chromium 156). One that commits in a process of
-//!     its own is a target of its own, which the client's page session does not reach.
+//!     server answered at once; measured on Chromium 156), and through an ordinary redirect
+//!     the policy reads 2.5 s before the commit it gets through when the client's own page
+//!     in another tab floods, and is stopped when it does not
+//!     (`c2.inflight-same-site-frame-hop-flood`). One that commits in a process of its own is
+//!     a target of its own, which the client's page session does not reach.
 //!   - *A document served from a prefetch the page made after the session* (speculation
 //!     rules): the target is given up when the prefetch is reported (its request, its
 //!     `Preload` status), which comes before the page can navigate there unless the page
