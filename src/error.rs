@@ -60,6 +60,13 @@ impl fmt::Display for Error {
                     write!(f, "{what}: {message}")
                 }
             }
+            Error::Schema { what, found } if found == "missing" => {
+                write!(
+                    f,
+                    "{what}: no schema version (the `schema` member, `schemaVersion` in \
+                     guard-vectors.json; this crate reads schema 1)"
+                )
+            }
             Error::Schema { what, found } => {
                 write!(
                     f,

@@ -484,3 +484,23 @@ fn user_data_dirs_per_os() {
         .user_data_dirs(atlas, Os::Macos, "/Users/me", &none)
         .is_empty());
 }
+
+#[test]
+fn a_missing_schema_version_says_so() {
+    // It read "catalog.json: schema missing is not supported", as if "missing" were a version.
+    let err = Catalog::parse(r#"{"browsers": []}"#).unwrap_err();
+    assert!(
+        matches!(&err, Error::Schema { found, .. } if found == "missing"),
+        "{err:?}"
+    );
+    let message = err.to_string();
+    assert!(
+        message.starts_with("catalog.json: no schema version"),
+        "{message}"
+    );
+    let err = Catalog::parse(r#"{"schema": 2}"#).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "catalog.json: schema 2 is not supported (this crate reads schema 1)"
+    );
+}

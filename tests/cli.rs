@@ -249,3 +249,38 @@ fn check_help_says_json_lines_exits_0() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("so it exits 0 whatever they are"), "{out}");
 }
+
+#[test]
+fn corpus_build_takes_a_corpus_the_spec_accepts() {
+    // A `pid` above u32::MAX: the corpus schema sets no upper bound (corpus-format.md), so
+    // `validate` accepts it, but `corpus build` wrote corpus.json and then failed (exit 2)
+    // counting its cases with the typed reader, which reads a pid as u32 (as the published
+    // crate does).
+    let tmp = tempfile::tempdir().unwrap();
+    let case = tmp.path().join("corpus/big-pid");
+    std::fs::create_dir_all(&case).unwrap();
+    std::fs::write(
+        case.join("case.json"),
+        r#"{"description": "a pid past u32", "needs": ["process"],
+            "processes": [{"pid": 5000000000, "command": "x --remote-debugging-port=5100"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        case.join("expected.json"),
+        r#"{"schema": 1, "minChromium": 116, "entries": []}"#,
+    )
+    .unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let o = cli(&["corpus", "build", dir]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.trim_end().ends_with(": 1 cases"), "{out}");
+    let o = cli(&["corpus", "build", dir, "--check"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("up to date"));
+}
