@@ -199,6 +199,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.devtools-endpoint-page", "a tab on the browser's own DevTools endpoint (http://127.0.0.1:<port>/json/version): on that origin the page's script opens the browser WebSocket, with no guard, and reads the vault", devtools_endpoint_page),
         A::new("c7.devtools-endpoint-hop", "the client's page goes through an ordinary redirect to the browser's own DevTools endpoint, whose page opens the browser WebSocket and reads the vault", devtools_endpoint_hop),
         A::new("c7.devtools-endpoint-localhost", "a tab on http://localhost:<port>/json/list (the endpoint by another name: no WebSocket there, but every tab's URL, the vault's among them)", devtools_endpoint_localhost),
+        A::new("c7.devtools-endpoint-fetch-list", "the client's page fetches the endpoint's /json/list (no-cors, by the name localhost) and the client reads the response body with Fetch at the Response stage: every tab's URL, the vault's among them", devtools_endpoint_fetch_list),
         // session 8, helper commits: documents committing, the proxy's surfaces
         A::new("c5.json-list-opener-left", "/json/list lists the about:blank popup a vault page titled, once the vault tab went to an ordinary page", json_list_opener_left),
         A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
@@ -3849,6 +3850,60 @@ fn devtools_endpoint_localhost(ctx: &Ctx) -> Res {
     } else {
         Err(Stop::Failed(format!(
             "the page shows no vault tab: {}",
+            text.chars().take(120).collect::<String>()
+        )))
+    }
+}
+
+fn devtools_endpoint_fetch_list(ctx: &Ctx) -> Res {
+    ctx.user_open(&ctx.vault("/app"))?;
+    let (_, s) = client_page(ctx, None)?;
+    ctx.send(
+        "Fetch.enable",
+        json!({"patterns": [{"urlPattern": "*json/list*", "requestStage": "Response"}]}),
+        Some(&s),
+    )?;
+    let from = ctx.c.event_count();
+    let list = format!(
+        "{}/json/list",
+        devtools_endpoint(ctx).replace("127.0.0.1", "localhost")
+    );
+    ctx.eval(
+        &s,
+        &format!(
+            "fetch({}, {{mode: 'no-cors'}}).catch(() => 0); true",
+            json!(list)
+        ),
+    )?;
+    let seen = std::sync::Mutex::new(String::new());
+    pump_fetch(ctx, from, Some(&s), 3000, &|p| {
+        if let Ok(b) = ctx.c.send(
+            "Fetch.getResponseBody",
+            json!({"requestId": p["requestId"]}),
+            Some(&s),
+        ) {
+            let body = b["body"].as_str().unwrap_or_default();
+            let text = if b["base64Encoded"] == json!(true) {
+                String::from_utf8_lossy(&b64decode(body)).into_owned()
+            } else {
+                body.to_string()
+            };
+            seen.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push_str(&text);
+        }
+        true
+    });
+    let _ = ctx.c.send("Fetch.disable", json!({}), Some(&s));
+    let text = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    if text.contains(&ctx.tag) && text.contains("vault") {
+        Ok(
+            "the endpoint's /json/list, read by Fetch.getResponseBody, lists the vault's tab"
+                .into(),
+        )
+    } else {
+        Err(Stop::Failed(format!(
+            "no vault tab in what the client read: {}",
             text.chars().take(120).collect::<String>()
         )))
     }
