@@ -216,3 +216,57 @@ fn conformance_corpus_passes_and_reports_failures() {
     );
     assert!(text.trim_end().ends_with(" passed, 1 failed"), "{text}");
 }
+
+/// A stand-in whose `/json/version` names its product with terminal control sequences, as
+/// any process on the machine may serve.
+fn hostile_stand_in() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut buf = [0u8; 2048];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let request = String::from_utf8_lossy(&buf[..n]);
+            let body = if request.starts_with("GET /json/version ") {
+                format!(
+                    r#"{{"Browser":"Evil\u001b]0;owned\u0007\u001b[2J/150.0.7800.12\u001b[31m","User-Agent":"Mozilla/5.0 Chrome/150.0.7800.12","webSocketDebuggerUrl":"ws://127.0.0.1:{port}/devtools/browser/cli"}}"#
+                )
+            } else if request.starts_with("GET /json/list ") {
+                "[]".to_string()
+            } else {
+                let _ = stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+                continue;
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn the_table_shows_control_characters_escaped() {
+    // The table printed an endpoint's product and version as served: escape sequences
+    // reached the user's terminal (here: set its title, clear the screen, turn text red).
+    let home = tempfile::tempdir().unwrap();
+    let port = hostile_stand_in();
+    let cdp = format!("127.0.0.1:{port}");
+    let o = list(home.path(), "isolated", "/usr/bin:/bin", &["--cdp", &cdp]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains(&format!("cdp:127.0.0.1:{port}")), "{out}");
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    assert!(out.contains(r"Evil\u{1b}]0;owned\u{7}\u{1b}[2J"), "{out}");
+    // --json keeps the text as served (JSON escapes it).
+    let o = list(
+        home.path(),
+        "isolated",
+        "/usr/bin:/bin",
+        &["--json", "--cdp", &cdp],
+    );
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["entries"][0]["name"], "Evil\u{1b}]0;owned\u{7}\u{1b}[2J");
+}

@@ -374,4 +374,13 @@ fn no_limit_timeouts_do_not_panic() {
         limit: 1024,
     });
     assert!(matches!(got, Http::Response { status: 200, .. }), "{got:?}");
+    // A zero connect timeout connects nowhere, as `with_timeouts` says.
+    let host = SystemHost::new().with_timeouts(Duration::ZERO, Duration::MAX);
+    let got = host.http_get(&Request {
+        host: "127.0.0.1".into(),
+        port,
+        path: "/json/version".into(),
+        limit: 1024,
+    });
+    assert_eq!(got, Http::Refused);
 }

@@ -66,6 +66,9 @@ impl SystemHost {
     }
 
     /// Sets the connect timeout (per address) and the time a whole response may take.
+    /// `Duration::MAX` means no limit in effect (a deadline a century away). A zero connect
+    /// timeout connects nowhere (`TcpStream::connect_timeout` refuses a zero duration), so
+    /// every port reads as [`Http::Refused`](crate::discovery::Http::Refused).
     pub fn with_timeouts(mut self, connect: Duration, response: Duration) -> SystemHost {
         self.connect_timeout = connect;
         self.response_timeout = response;

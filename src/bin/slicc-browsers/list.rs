@@ -113,7 +113,22 @@ fn found(entry: &Entry) -> String {
     }
 }
 
-/// The ranked list as an aligned table.
+/// `text` with each control character written as a Rust escape (`\u{1b}`): what discovery
+/// read from endpoints and the process list (a product name, a version, a dir) is any
+/// process's to choose, and must not reach the terminal as escape sequences.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The ranked list as an aligned table (control characters escaped: [`printable`]).
 fn table(output: &Output) -> String {
     if output.entries.is_empty() {
         return "no browsers found\n".into();
@@ -125,10 +140,10 @@ fn table(output: &Output) -> String {
         .map(|e| {
             [
                 e.tier.to_string(),
-                e.id.clone(),
-                e.name.clone(),
-                e.version.clone().unwrap_or_else(|| "-".into()),
-                found(e),
+                printable(&e.id),
+                printable(&e.name),
+                printable(e.version.as_deref().unwrap_or("-")),
+                printable(&found(e)),
             ]
         })
         .collect();
