@@ -38,6 +38,7 @@ const LIMITS: &[(&str, u8)] = &[
     ("c2.inflight-same-site-frame", 2),
     ("c2.inflight-same-site-frame-hop-flood", 2),
     ("c2.prefetch-navigation-flood", 2),
+    ("c2.prefetch-same-site-flood", 2),
 ];
 
 /// Attacks seen to get through in some runs and stopped in others (a race the attacker wins

@@ -210,6 +210,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.inflight-same-site-frame", "the client makes a tab on other.client.example whose iframe is loading the extra origin's slow app (one renderer) and attaches during the load, with an init script", inflight_same_site_frame).tries(2),
         A::new("c2.inflight-same-site-frame-hop-flood", "c2.inflight-same-site-frame through a slow ordinary redirect (the policy reads the hop 2.5 s before the commit), the client's own page flooding requests meanwhile", inflight_same_site_frame_hop_flood).tries(2),
         A::new("c2.inflight-user-hop-flood", "c2.inflight-user-hop, the client's own page flooding requests (events the policy reads and withholds) from before the attach until after the redirect lands", inflight_user_hop_flood).tries(2),
+        A::new("c2.prefetch-same-site-flood", "c2.prefetch-same-site (the extra origin's app prefetched with the user's cookies from other.client.example), the page flooding requests from before the prefetch until it navigates", prefetch_same_site_flood).tries(2),
         A::new("c2.prefetch-navigation-flood", "c2.prefetch-navigation, the page flooding requests (events the policy reads and withholds) from before the prefetch until it navigates", prefetch_navigation_flood).tries(2),
     ]
 }
@@ -5126,4 +5127,17 @@ fn inflight_same_site_frame_hop_flood(ctx: &Ctx) -> Res {
     let s = ctx.attach(&id)?;
     flood(ctx, &flooder, 1000, 4500)?;
     exfil_during_commit(ctx, &s)
+}
+
+/// [`prefetch_same_site`] behind a flood: a same-site prefetch carries the user's cookies.
+fn prefetch_same_site_flood(ctx: &Ctx) -> Res {
+    let target = ctx.url("http://client.example", "/app");
+    prefetch_then_go_flooded(
+        ctx,
+        "http://other.client.example",
+        &target,
+        false,
+        800,
+        true,
+    )
 }

@@ -343,7 +343,9 @@
 //!   - *A document served from a prefetch the page made after the session* (speculation
 //!     rules): the target is given up when the prefetch is reported (its request, its
 //!     `Preload` status), which comes before the page can navigate there unless the page
-//!     floods first (the suite's `c2.prefetch-navigation-flood`).
+//!     floods first (the suite's `c2.prefetch-navigation-flood`; `c2.prefetch-same-site-flood`
+//!     from a page same-site with the protected origin, whose prefetch carries the user's
+//!     cookies).
 //!
 //!   Chromium offers nothing that holds either: `Fetch` does not pause a prefetch or a
 //!   navigation served from one, nor a navigation whose request began before `Fetch.enable`;
