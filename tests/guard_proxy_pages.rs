@@ -19,7 +19,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+use slicc_browsers::guard::proxy::{Proxy, ProxyError, ProxyOptions};
 use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
 use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::harness::runner::Transport;
@@ -199,4 +199,69 @@ fn pages_cannot_open_the_proxy_as_they_cannot_open_the_browser() {
     drop(guarded);
     drop(browser);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A browser started with `--remote-allow-origins=*` (common advice since Chromium 111 broke
+/// WebDriver clients) opens its WebSocket to any page straight, proxy or not: the proxy
+/// refuses to start in front of it rather than guard nothing.
+#[test]
+fn the_proxy_will_not_guard_a_browser_that_lets_pages_in() {
+    if needs::missing(CHROMIUM, Path::new(CHROMIUM).exists()) {
+        return;
+    }
+    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
+    let browser = Chromium::launch_with(
+        CHROMIUM,
+        &["ordinary.test"],
+        fixture.port(),
+        &["--remote-allow-origins=*"],
+    )
+    .expect("chromium serves CDP");
+    let direct = host_only(&browser.http_url());
+    let user = CdpClient::connect_endpoint(
+        &browser.http_url(),
+        CdpOptions::new().call_timeout(Duration::from_secs(20)),
+    )
+    .expect("an unguarded connection");
+    let t = user
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("http://ordinary.test:{}/doc?n=page", fixture.port())}),
+            None,
+        )
+        .expect("a tab");
+    let tab = t["targetId"].as_str().expect("a target id").to_string();
+    let session = user.attach(&tab).expect("attached");
+    let loaded = proxy_common::eventually(Duration::from_secs(10), || {
+        user.send(
+            "Runtime.evaluate",
+            json!({"expression": "location.host.startsWith('ordinary.test') && document.readyState === 'complete'", "returnByValue": true}),
+            Some(&session),
+        )
+        .is_ok_and(|r| r["result"]["value"] == json!(true))
+    });
+    assert!(loaded, "the page loaded");
+    // The premise: straight, the page drives this browser.
+    let straight = page_opens(
+        &user,
+        &session,
+        &format!("ws://{direct}{}", browser_path(&direct)),
+    );
+    println!("the page's WebSocket straight to a browser started with --remote-allow-origins=*: {straight:?}");
+    assert!(
+        straight.starts_with("answered"),
+        "the page could not open this browser's WebSocket ({straight}): the test proves nothing"
+    );
+    match Proxy::start(ProxyOptions::new(&browser.http_url())) {
+        Err(ProxyError::PagesAllowed { url }) => {
+            assert!(url.starts_with("ws://"), "{url}");
+            let text = ProxyError::PagesAllowed { url }.to_string();
+            assert!(text.contains("--remote-allow-origins"), "{text}");
+        }
+        Err(e) => panic!("the proxy failed otherwise: {e}"),
+        Ok(p) => panic!(
+            "the proxy started in front of a browser any page drives: {}",
+            p.endpoint()
+        ),
+    }
 }

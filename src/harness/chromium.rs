@@ -148,6 +148,17 @@ impl Chromium {
     /// temporary folder, and so is the browser's `HOME` (inside it, with the `XDG_*` folders
     /// unset): its default downloads, caches and settings stay out of the user's.
     pub fn launch(program: &str, hosts: &[&str], port: u16) -> Result<Chromium, ChromiumError> {
+        Chromium::launch_with(program, hosts, port, &[])
+    }
+
+    /// [`Chromium::launch`] with `flags` added to the browser's command line (after the
+    /// harness's own, so that a flag given twice takes this value).
+    pub fn launch_with(
+        program: &str,
+        hosts: &[&str],
+        port: u16,
+        flags: &[&str],
+    ) -> Result<Chromium, ChromiumError> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir().join(format!(
             "slicc-guard-selftest-{}-{}-{}",
@@ -195,6 +206,7 @@ impl Chromium {
             DISABLED_FEATURES.join(",")
         ));
         argv.extend(extra);
+        argv.extend(flags.iter().map(|f| f.to_string()));
         // A home of its own inside the profile: Chromium's default download folder, its
         // `~/.config` and `~/.cache` (and an NSS database) are the user's otherwise, and a
         // download that lands after a client let go of the browser (Chromium then goes back

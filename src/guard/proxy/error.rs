@@ -19,6 +19,14 @@ pub enum ProxyError {
     },
     /// The browser gave no WebSocket URL to relay to.
     Browser(BrowserError),
+    /// The browser opens its DevTools WebSocket to web pages (it was started with
+    /// `--remote-allow-origins`, which lets in the page origins it names, or every one with
+    /// `*`): any page it shows could drive it with no guard in between, so the proxy would
+    /// guard nothing. Found by a handshake with an `Origin` no browser is told to allow.
+    PagesAllowed {
+        /// The browser's WebSocket URL.
+        url: String,
+    },
     /// The listening socket could not be bound, or its address read.
     Listen {
         /// [`ProxyOptions::listen`](super::ProxyOptions::listen).
@@ -36,6 +44,10 @@ impl std::fmt::Display for ProxyError {
             ProxyError::Origin(e) => write!(f, "--origin: {e}"),
             ProxyError::Upstream { upstream, why } => write!(f, "--upstream {upstream:?}: {why}"),
             ProxyError::Browser(e) => e.fmt(f),
+            ProxyError::PagesAllowed { url } => write!(
+                f,
+                "the browser at {url} lets web pages open its DevTools WebSocket (it was started with --remote-allow-origins), so any page could drive it around the guard: start it without that flag"
+            ),
             ProxyError::Listen { listen, source } => {
                 write!(f, "cannot listen on {listen}: {source}")
             }
@@ -50,7 +62,7 @@ impl std::error::Error for ProxyError {
             ProxyError::Origin(e) => Some(e),
             ProxyError::Browser(e) => Some(e),
             ProxyError::Listen { source, .. } | ProxyError::Thread(source) => Some(source),
-            ProxyError::Upstream { .. } => None,
+            ProxyError::Upstream { .. } | ProxyError::PagesAllowed { .. } => None,
         }
     }
 }

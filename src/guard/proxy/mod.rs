@@ -202,6 +202,10 @@ impl Proxy {
             .strict();
         let mut policy = policy_config(&options.protect_paths);
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
+        // A browser that lets pages drive it needs no proxy to be driven around.
+        if upstream::lets_pages_in(&upstream_ws) {
+            return Err(ProxyError::PagesAllowed { url: upstream_ws });
+        }
         // The browser's own DevTools endpoint is no page for a client's tab: on its own
         // origin a page opens the browser WebSocket with no guard in between.
         let bracketed = if host.contains(':') && !host.starts_with('[') {

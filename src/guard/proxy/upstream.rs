@@ -93,3 +93,50 @@ pub(super) fn connect_ws(
         },
     })
 }
+
+/// The `Origin` of the probe [`lets_pages_in`] sends: a page origin no browser is told to allow
+/// (`.invalid` names nothing).
+const PROBE_ORIGIN: &str = "http://slicc-guard-probe.invalid";
+
+/// Whether the browser at `ws_url` opens its DevTools WebSocket to a web page: a handshake
+/// with [`PROBE_ORIGIN`] answered `101` (Chromium answers `403` unless it was started with
+/// `--remote-allow-origins` naming that origin or `*`; measured on Chromium 156). A browser
+/// that cannot be reached, or answers anything else, counts as not (the relay reports what is
+/// wrong when a client connects).
+pub(super) fn lets_pages_in(ws_url: &str) -> bool {
+    use std::io::{Read, Write};
+    let Some((host, port)) = crate::ws::split_url(ws_url, "ws", 80) else {
+        return false;
+    };
+    let path = ws_url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or("/");
+    let authority = crate::http::authority(&host, port);
+    let Ok(addrs) = std::net::ToSocketAddrs::to_socket_addrs(&authority) else {
+        return false;
+    };
+    let Some(mut stream) = addrs
+        .into_iter()
+        .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(5)).ok())
+    else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: c2xpY2MtZ3VhcmQtcHJvYmU=\r\nSec-WebSocket-Version: 13\r\nOrigin: {PROBE_ORIGIN}\r\n\r\n"
+    );
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 256];
+    while !got.windows(2).any(|w| w == b"\r\n") && got.len() < 4096 {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&chunk[..n]),
+        }
+    }
+    got.starts_with(b"HTTP/1.1 101")
+}
