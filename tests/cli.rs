@@ -284,3 +284,40 @@ fn corpus_build_takes_a_corpus_the_spec_accepts() {
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).contains("up to date"));
 }
+
+#[test]
+fn help_with_a_command_is_that_commands_help() {
+    // `help list` printed the program's usage; it is now `list --help`.
+    for command in COMMANDS {
+        let o = cli(&["help", command]);
+        assert_eq!(o.status.code(), Some(0), "help {command}");
+        assert_eq!(o.stdout, cli(&[command, "--help"]).stdout, "help {command}");
+    }
+    let o = cli(&["help", "guard"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage: slicc-browsers guard"));
+    let o = cli(&["help", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr)
+        .starts_with("slicc-browsers: unknown command \"nosuch\""));
+}
+
+#[test]
+fn conformance_corpus_runs_an_os_given_twice_once() {
+    // `--os linux --os linux` ran every linux case twice and counted it twice.
+    let once = cli(&["conformance", "corpus", "--os", "linux"]);
+    let twice = cli(&["conformance", "corpus", "--os", "linux", "--os", "linux"]);
+    assert_eq!(once.status.code(), Some(0));
+    assert_eq!(twice.stdout, once.stdout);
+    let mixed = cli(&[
+        "conformance",
+        "corpus",
+        "--os",
+        "linux",
+        "--os",
+        "darwin",
+        "--os",
+        "linux",
+    ]);
+    let both = cli(&["conformance", "corpus", "--os", "linux", "--os", "darwin"]);
+    assert_eq!(mixed.stdout, both.stdout);
+}

@@ -36,7 +36,14 @@ fn run_corpus(mut args: Args) -> Result<ExitCode, String> {
     let oses = if oses.is_empty() {
         Os::ALL.to_vec()
     } else {
-        oses
+        // `--os linux --os linux` runs linux once.
+        let mut once = Vec::new();
+        for os in oses {
+            if !once.contains(&os) {
+                once.push(os);
+            }
+        }
+        once
     };
     let file = args.next_positional();
     args.finish()?;

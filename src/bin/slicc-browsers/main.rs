@@ -28,7 +28,8 @@ commands:
   validate      check the catalog, corpus and vector files
   corpus        regenerate corpus.json, or dump what its helpers answer
   guard         the guard vectors: stand-in fixture, reference guard proxy, runners
-  help          show this text (also -h, --help; `<command> --help` for a command)
+  help          show this text (also -h, --help; `help <command>` or `<command> --help`
+                for a command)
 
 options:
   -h, --help     show this text
@@ -136,7 +137,14 @@ fn main() -> ExitCode {
         return usage_failure("no command given", USAGE);
     };
     if name == "help" {
-        return printed(output::out!("{USAGE}"));
+        // `help <command>` is `<command> --help`.
+        return match args.next_positional() {
+            None => printed(output::out!("{USAGE}")),
+            Some(topic) => match COMMANDS.iter().find(|c| c.name == topic) {
+                Some(command) => printed(output::out!("{}", command.usage.concat())),
+                None => usage_failure(&format!("unknown command {topic:?}"), USAGE),
+            },
+        };
     }
     let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
         return usage_failure(&format!("unknown command {name:?}"), USAGE);
