@@ -39,6 +39,9 @@ const LIMITS: &[(&str, u8)] = &[
     ("c2.inflight-same-site-frame-hop-flood", 2),
     ("c2.prefetch-navigation-flood", 2),
     ("c2.prefetch-same-site-flood", 2),
+    // Cookies do not keep to a port: a page on another port of the extra origin's host reads
+    // them (*Limits*).
+    ("c7.cookie-other-port", 7),
 ];
 
 /// Attacks seen to get through in some runs and stopped in others (a race the attacker wins

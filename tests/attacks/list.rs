@@ -200,6 +200,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.devtools-endpoint-hop", "the client's page goes through an ordinary redirect to the browser's own DevTools endpoint, whose page opens the browser WebSocket and reads the vault", devtools_endpoint_hop),
         A::new("c7.devtools-endpoint-localhost", "a tab on http://localhost:<port>/json/list (the endpoint by another name: no WebSocket there, but every tab's URL, the vault's among them)", devtools_endpoint_localhost),
         A::new("c7.devtools-endpoint-fetch-list", "the client's page fetches the endpoint's /json/list (no-cors, by the name localhost) and the client reads the response body with Fetch at the Response stage: every tab's URL, the vault's among them", devtools_endpoint_fetch_list),
+        A::new("c7.cookie-other-port", "the user signs in to the extra origin's app; the client opens a page on another port of the same host (any local server there, the proxy's own /json/version on localhost): cookies do not keep to a port, so document.cookie holds the app's", cookie_other_port),
         // session 8, helper commits: documents committing, the proxy's surfaces
         A::new("c5.json-list-opener-left", "/json/list lists the about:blank popup a vault page titled, once the vault tab went to an ordinary page", json_list_opener_left),
         A::new("c5.json-list-opener-closed", "/json/list lists the about:blank popup a vault page titled, once the vault tab is closed", json_list_opener_closed),
@@ -3908,6 +3909,22 @@ fn devtools_endpoint_fetch_list(ctx: &Ctx) -> Res {
             text.chars().take(120).collect::<String>()
         )))
     }
+}
+
+fn cookie_other_port(ctx: &Ctx) -> Res {
+    user_visits_extra_origin(ctx)?;
+    let url = ctx.url(&format!("{}:8181", super::EXTRA_ORIGIN), "/page");
+    let (_, s) = ctx.open(&url)?;
+    ctx.wait_true(
+        &s,
+        "location.port === '8181' && document.readyState === 'complete'",
+        10_000,
+    )?;
+    let cookies = ctx.eval(&s, "document.cookie")?;
+    ctx.holds_secret(
+        "document.cookie of a page on another port of the extra origin's host",
+        cookies.as_str().unwrap_or_default(),
+    )
 }
 
 fn user_framed_at_attach(ctx: &Ctx) -> Res {

@@ -372,6 +372,16 @@
 //! - `Fetch.requestPaused` carries a request's `Cookie` header without cookie domains: a
 //!   protected cookie sent to an ordinary origin (a parent-domain cookie shared with an extra
 //!   origin) is not taken out there (it is out of `Network` `*ExtraInfo` events).
+//! - **Cookies do not keep to a port.** An extra origin is one scheme, host and port (the
+//!   spec's rule), but its cookies are the host's: a page on another port of the same host
+//!   reads its cookies that are not `HttpOnly` (`document.cookie`) and sends all of them to
+//!   its own server (measured on Chromium 156: `localhost:18782` read `localhost:18781`'s;
+//!   the suite's `c7.cookie-other-port`). When an extra origin is on `localhost`, that is any
+//!   local server the client opens, the proxy's own `/json/version` page among them. Refusing
+//!   every page of the host would refuse the local servers a client is there to drive (and
+//!   the guard vectors' ordinary pages where an origin map puts them beside the extra origin);
+//!   not done. A protected app closes it itself with `HttpOnly` cookies and a `__Host-`
+//!   prefix where it is served over `https`, or a host of its own.
 //! - **A protected script is the guest of the page that runs it.** What the page's own
 //!   script reaches of it (the page's globals it calls, the functions and values it hands
 //!   the page, listener functions' own text through `Function.prototype.toString`, styles a
