@@ -29,7 +29,7 @@
 //! | `discovery` | `discovery::discover` and the output schema 1 types |
 //! | `launch` | seven's profiles, launch arguments and prefs |
 //! | `cli` | the `slicc-browsers` command line and `validate` |
-#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
