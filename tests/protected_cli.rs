@@ -158,3 +158,47 @@ fn conformance_protected_reports_each_failure() {
     let o = cli(&["conformance", "nothing"], "");
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn json_lines_answers_each_url_before_the_next_is_written() {
+    // A coprocess writes one URL and waits for its answer. The answers sat in an 8 KiB buffer
+    // until standard input ended, so such a caller waited forever (here: the hang guard).
+    use std::io::{BufRead, BufReader};
+    use std::sync::mpsc;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args(["check", "--json-lines"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    // A hang guard only: nothing here depends on how fast the answer comes.
+    let hang_guard = std::time::Duration::from_secs(60);
+    for (url, protected) in [
+        ("https://seven.sliccy.ai/", true),
+        ("https://example.test/", false),
+    ] {
+        writeln!(stdin, "{}", serde_json::to_string(url).unwrap()).unwrap();
+        stdin.flush().unwrap();
+        let answer = rx
+            .recv_timeout(hang_guard)
+            .unwrap_or_else(|_| panic!("no answer for {url} while standard input stays open"));
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(
+            answer,
+            serde_json::json!({ "url": url, "protected": protected })
+        );
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

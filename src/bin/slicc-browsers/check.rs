@@ -61,17 +61,32 @@ fn shown(url: &str) -> String {
 
 fn json_lines_run(matcher: &Matcher) -> Result<ExitCode, String> {
     let stdin = std::io::stdin();
+    // A reader of our own, whose `buffer()` says whether the next line is already here.
+    let mut input = std::io::BufReader::with_capacity(64 * 1024, stdin.lock());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| format!("standard input: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut line = String::new();
+    for n in 1u64.. {
+        line.clear();
+        let read = input
+            .read_line(&mut line)
+            .map_err(|e| format!("standard input: {e}"))?;
+        if read == 0 {
+            break;
         }
-        let url: String = serde_json::from_str(&line)
-            .map_err(|e| format!("standard input, line {}: not a JSON string: {e}", n + 1))?;
-        let answer = serde_json::json!({ "url": url, "protected": matcher.url(&url) });
-        writeln!(out, "{answer}").map_err(|e| format!("standard output: {e}"))?;
+        let text = line.trim_end_matches(['\n', '\r']);
+        if !text.trim().is_empty() {
+            let url: String = serde_json::from_str(text)
+                .map_err(|e| format!("standard input, line {n}: not a JSON string: {e}"))?;
+            let answer = serde_json::json!({ "url": url, "protected": matcher.url(&url) });
+            writeln!(out, "{answer}").map_err(|e| format!("standard output: {e}"))?;
+        }
+        // The answers so far go out before the next read can block: a program that writes
+        // one URL and waits for its answer (a coprocess) gets it. A batch on a pipe still
+        // writes once per buffered chunk of input, not once per line.
+        if input.buffer().is_empty() {
+            out.flush().map_err(|e| format!("standard output: {e}"))?;
+        }
     }
     out.flush().map_err(|e| format!("standard output: {e}"))?;
     Ok(ExitCode::SUCCESS)
