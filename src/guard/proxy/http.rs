@@ -100,7 +100,8 @@ fn page_check(
             .filter(move |(n, _)| n == name)
             .map(|(_, v)| v.trim())
     };
-    if named("host").any(|h| !host_allowed(h)) {
+    // An empty `Host` names nothing (Chromium reads it as none, as it does an empty `Origin`).
+    if named("host").any(|h| !h.is_empty() && !host_allowed(h)) {
         return Err(Refusal::Host);
     }
     if upgrade {
