@@ -87,6 +87,35 @@ fn status_with_host(addr: &str, host: &str, path: &str) -> u16 {
         .unwrap_or(0)
 }
 
+/// The user's tab on `origin`'s `/doc?n=page`, loaded, over an unguarded connection:
+/// (the connection, the tab, its session).
+fn user_page(browser: &Chromium, origin: &str) -> (CdpClient, String, String) {
+    let user = CdpClient::connect_endpoint(
+        &browser.http_url(),
+        CdpOptions::new().call_timeout(Duration::from_secs(20)),
+    )
+    .expect("an unguarded connection");
+    let t = user
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("{origin}/doc?n=page")}),
+            None,
+        )
+        .expect("a tab");
+    let tab = t["targetId"].as_str().expect("a target id").to_string();
+    let session = user.attach(&tab).expect("attached");
+    let loaded = proxy_common::eventually(Duration::from_secs(10), || {
+        user.send(
+            "Runtime.evaluate",
+            json!({"expression": "location.host.startsWith('ordinary.test') && document.readyState === 'complete'", "returnByValue": true}),
+            Some(&session),
+        )
+        .is_ok_and(|r| r["result"]["value"] == json!(true))
+    });
+    assert!(loaded, "the page loaded");
+    (user, tab, session)
+}
+
 fn host_only(url: &str) -> String {
     url.trim_start_matches("http://")
         .trim_end_matches('/')
@@ -109,29 +138,7 @@ fn pages_cannot_open_the_proxy_as_they_cannot_open_the_browser() {
     let allowing = Proxy::start(allowing).expect("the allowing proxy starts");
 
     // The user's page on an ordinary site.
-    let user = CdpClient::connect_endpoint(
-        &browser.http_url(),
-        CdpOptions::new().call_timeout(Duration::from_secs(20)),
-    )
-    .expect("an unguarded connection");
-    let t = user
-        .send(
-            "Target.createTarget",
-            json!({"url": format!("{page_origin}/doc?n=page")}),
-            None,
-        )
-        .expect("a tab");
-    let tab = t["targetId"].as_str().expect("a target id").to_string();
-    let session = user.attach(&tab).expect("attached");
-    let loaded = proxy_common::eventually(Duration::from_secs(10), || {
-        user.send(
-            "Runtime.evaluate",
-            json!({"expression": "location.host.startsWith('ordinary.test') && document.readyState === 'complete'", "returnByValue": true}),
-            Some(&session),
-        )
-        .is_ok_and(|r| r["result"]["value"] == json!(true))
-    });
-    assert!(loaded, "the page loaded");
+    let (user, tab, session) = user_page(&browser, &page_origin);
 
     let mut failures = Vec::new();
     let straight = page_opens(
@@ -223,29 +230,10 @@ fn the_proxy_will_not_guard_a_browser_that_lets_pages_in() {
     )
     .expect("chromium serves CDP");
     let direct = host_only(&browser.http_url());
-    let user = CdpClient::connect_endpoint(
-        &browser.http_url(),
-        CdpOptions::new().call_timeout(Duration::from_secs(20)),
-    )
-    .expect("an unguarded connection");
-    let t = user
-        .send(
-            "Target.createTarget",
-            json!({"url": format!("http://ordinary.test:{}/doc?n=page", fixture.port())}),
-            None,
-        )
-        .expect("a tab");
-    let tab = t["targetId"].as_str().expect("a target id").to_string();
-    let session = user.attach(&tab).expect("attached");
-    let loaded = proxy_common::eventually(Duration::from_secs(10), || {
-        user.send(
-            "Runtime.evaluate",
-            json!({"expression": "location.host.startsWith('ordinary.test') && document.readyState === 'complete'", "returnByValue": true}),
-            Some(&session),
-        )
-        .is_ok_and(|r| r["result"]["value"] == json!(true))
-    });
-    assert!(loaded, "the page loaded");
+    let (user, _tab, session) = user_page(
+        &browser,
+        &format!("http://ordinary.test:{}", fixture.port()),
+    );
     // The premise: straight, the page drives this browser.
     let straight = page_opens(
         &user,

@@ -1607,6 +1607,25 @@ fn pump_fetch(
     }
 }
 
+/// What `Fetch.getResponseBody` gives for the paused `request` on `session`, as text (`None`
+/// when it fails).
+fn paused_body(ctx: &Ctx, request: &Value, session: Option<&str>) -> Option<String> {
+    let b = ctx
+        .c
+        .send(
+            "Fetch.getResponseBody",
+            json!({"requestId": request}),
+            session,
+        )
+        .ok()?;
+    let body = b["body"].as_str().unwrap_or_default();
+    Some(if b["base64Encoded"] == json!(true) {
+        String::from_utf8_lossy(&b64decode(body)).into_owned()
+    } else {
+        body.to_string()
+    })
+}
+
 fn fetch_browser_session(ctx: &Ctx) -> Res {
     ctx.send(
         "Fetch.enable",
@@ -1625,17 +1644,7 @@ fn fetch_browser_session(ctx: &Ctx) -> Res {
             .as_str()
             .is_some_and(|u| u.contains("vault.sliccy.ai"))
         {
-            if let Ok(b) = ctx.c.send(
-                "Fetch.getResponseBody",
-                json!({"requestId": p["requestId"]}),
-                None,
-            ) {
-                let body = b["body"].as_str().unwrap_or_default();
-                let text = if b["base64Encoded"] == json!(true) {
-                    String::from_utf8_lossy(&b64decode(body)).into_owned()
-                } else {
-                    body.to_string()
-                };
+            if let Some(text) = paused_body(ctx, &p["requestId"], None) {
                 seen.lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push_str(&text);
@@ -1695,18 +1704,7 @@ fn fetch_response_body(ctx: &Ctx) -> Res {
     )?;
     let seen = std::sync::Mutex::new(String::new());
     pump_fetch(ctx, from, Some(&s), 2000, &|p| {
-        if let Ok(b) = ctx.c.send(
-            "Fetch.getResponseBody",
-            json!({"requestId": p["requestId"]}),
-            Some(&s),
-        ) {
-            let text = String::from_utf8_lossy(&b64decode(b["body"].as_str().unwrap_or_default()))
-                .into_owned();
-            let text = if b["base64Encoded"] == json!(true) {
-                text
-            } else {
-                b["body"].as_str().unwrap_or_default().to_string()
-            };
+        if let Some(text) = paused_body(ctx, &p["requestId"], Some(&s)) {
             seen.lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push_str(&text);
@@ -3879,17 +3877,7 @@ fn devtools_endpoint_fetch_list(ctx: &Ctx) -> Res {
     )?;
     let seen = std::sync::Mutex::new(String::new());
     pump_fetch(ctx, from, Some(&s), 3000, &|p| {
-        if let Ok(b) = ctx.c.send(
-            "Fetch.getResponseBody",
-            json!({"requestId": p["requestId"]}),
-            Some(&s),
-        ) {
-            let body = b["body"].as_str().unwrap_or_default();
-            let text = if b["base64Encoded"] == json!(true) {
-                String::from_utf8_lossy(&b64decode(body)).into_owned()
-            } else {
-                body.to_string()
-            };
+        if let Some(text) = paused_body(ctx, &p["requestId"], Some(&s)) {
             seen.lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .push_str(&text);
