@@ -213,6 +213,13 @@ pub fn all() -> Vec<Attack> {
         A::new("c2.inflight-user-hop-flood", "c2.inflight-user-hop, the client's own page flooding requests (events the policy reads and withholds) from before the attach until after the redirect lands", inflight_user_hop_flood).tries(2),
         A::new("c2.prefetch-same-site-flood", "c2.prefetch-same-site (the extra origin's app prefetched with the user's cookies from other.client.example), the page flooding requests from before the prefetch until it navigates", prefetch_same_site_flood).tries(2),
         A::new("c2.prefetch-navigation-flood", "c2.prefetch-navigation, the page flooding requests (events the policy reads and withholds) from before the prefetch until it navigates", prefetch_navigation_flood).tries(2),
+        // default deny (issue 30): browser-wide resets that reach protected origins, an origin in
+        // a secondary role, commands in no list of the policy's
+        A::new("c7.reset-permissions", "the user's permission override for the vault (geolocation); Browser.resetPermissions with no origin takes it back", reset_permissions),
+        A::new("c7.clear-browser-cache", "the user's vault page is in the HTTP cache (max-age); Network.clearBrowserCache on the client's page session wipes it: the vault is fetched again", clear_browser_cache),
+        A::new("c7.stop-all-workers", "the vault's service worker is running; ServiceWorker.stopAllWorkers on the client's page session stops it", stop_all_workers),
+        A::new("c7.stop-worker-guessed", "the vault's service worker is running; ServiceWorker.stopWorker on guessed version ids (small numbers) stops it", stop_worker_guessed),
+        A::new("c7.permission-embedded-origin", "Browser.setPermission storage-access with an ordinary origin and the vault as embeddedOrigin: the vault framed in the client's page holds the permission", permission_embedded_origin),
     ]
 }
 
@@ -5145,4 +5152,174 @@ fn prefetch_same_site_flood(ctx: &Ctx) -> Res {
         800,
         true,
     )
+}
+
+// ---- default deny: browser-wide resets, an origin in a secondary role, unlisted commands ----
+
+/// The permission query the user's vault tab answers.
+const GEO_STATE: &str = "navigator.permissions.query({name: 'geolocation'}).then((p) => p.state)";
+
+fn reset_permissions(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    // The user's own DevTools client (slicc) granted the vault geolocation.
+    ctx.obs()
+        .send(
+            "Browser.setPermission",
+            json!({"origin": VAULT, "permission": {"name": "geolocation"}, "setting": "granted"}),
+            None,
+        )
+        .map_err(|e| super::setup("the user's grant", e))?;
+    if ctx.user_eval(&tab, GEO_STATE)? != json!("granted") {
+        return Err(Stop::Setup("the user's grant did not take".into()));
+    }
+    let _ = ctx.send("Browser.resetPermissions", json!({}), None);
+    let state = ctx.user_eval(&tab, GEO_STATE)?;
+    if state == json!("granted") {
+        Err(Stop::Failed(
+            "the vault keeps its geolocation permission".into(),
+        ))
+    } else {
+        Ok(format!(
+            "the vault's geolocation permission the user gave is {state} now"
+        ))
+    }
+}
+
+/// How many requests for `path` with this attack's tag the vault's server saw.
+fn vault_hits(ctx: &Ctx, path: &str) -> usize {
+    ctx.app()
+        .log()
+        .iter()
+        .filter(|h| {
+            h.host == "vault.sliccy.ai"
+                && h.path() == path
+                && h.param("t").as_deref() == Some(ctx.tag.as_str())
+        })
+        .count()
+}
+
+fn clear_browser_cache(ctx: &Ctx) -> Res {
+    let url = ctx.vault("/cached");
+    ctx.user_open(&url)?;
+    if vault_hits(ctx, "/cached") != 1 {
+        return Err(Stop::Setup(
+            "the vault's cached page was not fetched once".into(),
+        ));
+    }
+    let (_, s) = client_page(ctx, None)?;
+    let _ = ctx.send("Network.clearBrowserCache", json!({}), Some(&s));
+    // The user opens the vault's page again: from the cache (max-age=600), unless wiped.
+    ctx.user_open(&url)?;
+    sleep(300);
+    match vault_hits(ctx, "/cached") {
+        n if n >= 2 => Ok(format!(
+            "the user's cached vault page is gone: fetched {n} times"
+        )),
+        n => Err(Stop::Failed(format!(
+            "the vault's page came from the cache ({n} request)"
+        ))),
+    }
+}
+
+/// Whether an observer's `ServiceWorker.workerVersionUpdated` shows the vault's worker in
+/// `status`.
+fn vault_worker_is(e: &slicc_browsers::harness::runner::Event, status: &str) -> bool {
+    e.method == "ServiceWorker.workerVersionUpdated"
+        && e.params["versions"].as_array().is_some_and(|vs| {
+            vs.iter().any(|v| {
+                v["scriptURL"]
+                    .as_str()
+                    .is_some_and(|u| u.contains("sw.sliccy.ai"))
+                    && v["runningStatus"] == status
+            })
+        })
+}
+
+/// The vault's worker runs (the user's tab, watched by the observer); `stop` is the client's
+/// try; `Ok` when the observer sees the worker stopped.
+fn worker_stopped(ctx: &Ctx, stop: &dyn Fn(&str)) -> Res {
+    let tab = sw_ready(ctx)?;
+    let us = ctx.user_session(&tab)?;
+    let from = ctx.obs().event_count();
+    ctx.obs()
+        .send("ServiceWorker.enable", json!({}), Some(&us))
+        .map_err(|e| super::setup("the observer's ServiceWorker.enable", e))?;
+    ctx.obs()
+        .wait_event(
+            from,
+            &|e| vault_worker_is(e, "running"),
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Setup("the vault's worker is not running".into()))?;
+    let (_, s) = client_page(ctx, None)?;
+    let mark = ctx.obs().event_count();
+    stop(&s);
+    let seen = ctx.obs().wait_event(
+        mark,
+        &|e| vault_worker_is(e, "stopping") || vault_worker_is(e, "stopped"),
+        Duration::from_secs(3),
+    );
+    let _ = ctx
+        .obs()
+        .send("Target.detachFromTarget", json!({"sessionId": us}), None);
+    match seen {
+        Some(_) => Ok("the vault's running service worker was stopped".into()),
+        None => Err(Stop::Failed("the vault's worker kept running".into())),
+    }
+}
+
+fn stop_all_workers(ctx: &Ctx) -> Res {
+    worker_stopped(ctx, &|s| {
+        let _ = ctx.send("ServiceWorker.enable", json!({}), Some(s));
+        let _ = ctx.send("ServiceWorker.stopAllWorkers", json!({}), Some(s));
+    })
+}
+
+fn stop_worker_guessed(ctx: &Ctx) -> Res {
+    worker_stopped(ctx, &|s| {
+        let _ = ctx.send("ServiceWorker.enable", json!({}), Some(s));
+        for n in 0..12 {
+            let _ = ctx.send(
+                "ServiceWorker.stopWorker",
+                json!({"versionId": n.to_string()}),
+                Some(s),
+            );
+        }
+    })
+}
+
+fn permission_embedded_origin(ctx: &Ctx) -> Res {
+    let _ = ctx.send(
+        "Browser.setPermission",
+        json!({
+            "permission": {"name": "storage-access"},
+            "setting": "granted",
+            "origin": "http://ordinary.test",
+            "embeddedOrigin": VAULT,
+        }),
+        None,
+    );
+    // The user opens an ordinary page that frames the vault.
+    let page = ctx.url(
+        "http://ordinary.test",
+        &format!("/page?frame={}", encode(&ctx.vault("/app"))),
+    );
+    ctx.user_open(&page)?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Setup("the framed vault never loaded".into()));
+    }
+    let frame = ctx
+        .user_target("iframe", "vault.sliccy.ai")
+        .ok_or_else(|| Stop::Setup("no vault frame target".into()))?;
+    let state = ctx.user_eval(
+        &frame,
+        "navigator.permissions.query({name: 'storage-access'}).then((p) => p.state)",
+    )?;
+    if state == json!("granted") {
+        Ok("the vault framed by an ordinary page holds storage access the user never gave".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the framed vault's storage access: {state}"
+        )))
+    }
 }
