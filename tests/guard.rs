@@ -272,6 +272,18 @@ const WARNING_CASES: &[(&str, &str, Edit)] = &[
         // Valid for the regex crate, a syntax error in JavaScript's RegExp.
         vector(s, "C1.init-script-nav")["setup"][2]["refusal"]["match"] = json!("(?i)refused")
     }),
+    ("refused-refusable", "C5.guessed-id.fulfill", |s| {
+        vector(s, "C5.guessed-id.fulfill")["observe"]["refusedAll"] = json!({
+            "means": "every guess refused",
+            "check": {"refused": ["guesses"], "observer": "client"}
+        })
+    }),
+    ("live-by-state", "C6.clear-cookies", |s| {
+        vector(s, "C6.clear-cookies")["liveCheck"] = json!({"all": [
+            {"state": {"origin": "{target}", "cookie": "{cookie}", "value": "{tag}"}, "observer": "unguarded"},
+            {"refused": ["clear"], "observer": "client"}
+        ], "observer": "client"})
+    }),
     ("reserved-numbers", "B1.create-target", |s| {
         vector(s, "B1.create-target")["trigger"][0]["params"]["port"] = json!(9220 + 9)
     }),

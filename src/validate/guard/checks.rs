@@ -1,6 +1,8 @@
 //! The check rules: S4, S5, the check half of S8, compare's two names (S7), the names checks
 //! read, refusal patterns and predicates, and the warning `predicate-operators`.
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
 
 use super::{Cx, Out};
@@ -164,6 +166,26 @@ fn visit(cx: &Cx, out: &mut Out, check: &Value, path: String, live: bool) {
             }
         }
         _ => {}
+    }
+    // refused-refusable (warning): our reading before issue 29 recorded refusals of refusable
+    // steps only.
+    if kind == CheckKind::Refused {
+        let refusable: BTreeSet<&str> = cx
+            .steps
+            .iter()
+            .filter(|s| s.step["refusable"] == true)
+            .filter_map(|s| s.step["as"].as_str())
+            .collect();
+        for (p, n) in &read {
+            if names.contains(n) && !refusable.contains(n) {
+                out.add(
+                    cx,
+                    p.clone(),
+                    "refused-refusable",
+                    format!("{key} names {n:?}, a step that is not refusable"),
+                );
+            }
+        }
     }
     for (p, n) in read {
         if !names.contains(n) {

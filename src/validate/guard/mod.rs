@@ -245,6 +245,16 @@ pub const RULES: &[Rule] = &[
         "this crate's: the spec does not forbid them, but JavaScript guards compile patterns with new RegExp(p), where (?i) is a syntax error and \\A, \\z, \\p and [[: mean something else",
     ),
     warning(
+        "refused-refusable",
+        "a refused check names only refusable steps",
+        "this crate's: the spec lets refused name any step by its as (\"A refused check can declare refusal.match to match protocol errors\"); a step that is not refusable is read from its outcome (docs/guard-vectors.md, issue 29, reading 2), which a guard may answer in its own words",
+    ),
+    warning(
+        "live-by-state",
+        "a liveCheck proves liveness by more than a canary state read with a refused or filtered call",
+        "this crate's: the spec accepts that proof for cookie and storage rows (\"refused writes require unchanged canary state and a refusal or filtered call response\"); a logged request, a heartbeat or a matched refusal also shows the guard let the row run",
+    ),
+    warning(
         "reserved-numbers",
         "no number from 9222 to 9229 anywhere, also outside URLs",
         "this crate's: its developers' rule that ports 9222-9229 never appear in a test, fixture or case; the spec bans them from URLs only",
@@ -545,6 +555,34 @@ fn vector_rules(cx: &Cx, out: &mut Out) {
     expected_rules(cx, out);
     steps::rules(cx, out);
     checks::rules(cx, out);
+    // live-by-state (warning): the liveCheck's proofs are a canary read with a call only.
+    if let Some(live) = v.get("liveCheck") {
+        let mut kinds = BTreeSet::new();
+        check_kinds(live, &mut kinds);
+        let other = ["loaded", "served", "hops", "header", "pre", "registration"];
+        if kinds.contains("state") && !other.iter().any(|k| kinds.contains(k)) {
+            out.add(
+                cx,
+                cx.at(&["liveCheck"]),
+                "live-by-state",
+                "the liveCheck proves liveness only by a canary state read with a refused or filtered call".into(),
+            );
+        }
+    }
+}
+
+/// The keys of every check object (an object with `observer`) in `v`, at any depth.
+fn check_kinds<'v>(v: &'v Value, out: &mut BTreeSet<&'v str>) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("observer") {
+                out.extend(m.keys().map(String::as_str));
+            }
+            m.values().for_each(|x| check_kinds(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| check_kinds(x, out)),
+        _ => {}
+    }
 }
 
 /// observe-defines-expected (V7), either-design-dependent and design-dependent-defined, on

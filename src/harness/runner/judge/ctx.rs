@@ -15,6 +15,17 @@ use crate::harness::runner::predicate;
 use crate::harness::runner::record::{LogEntry, Read, Record, Recorded};
 use crate::vectors::{BlockSpec, CallNames, Check, Step, Vector, SESSION_CHILD, SESSION_PAGE};
 
+/// How a named call reads for `refused` and `reached`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallRead {
+    /// A protocol error that is a refusal.
+    Refused,
+    /// An answer from the browser (a result, or a protocol error that is no refusal).
+    Reached,
+    /// No answer: no outcome, a transport failure, a pending step, a guess with no attempt.
+    Unanswered,
+}
+
 pub(super) struct Sess<'a> {
     pub(super) role: &'a str,
     pub(super) session_id: &'a str,
@@ -214,6 +225,122 @@ impl<'a> Ctx<'a> {
                 .filter_map(|(_, s)| s.name().map(str::to_string))
                 .collect(),
         }
+    }
+
+    /// The `refusal.match` of the leg's step named `name` (its `as`), placeholders expanded.
+    fn step_refusal(&self, name: &str) -> Option<String> {
+        self.leg_steps().into_iter().find_map(|(_, s)| match s {
+            Step::Cdp(c) if c.name.as_deref() == Some(name) => {
+                c.refusal.as_ref().map(|r| self.vars.expand_str(&r.pattern))
+            }
+            _ => None,
+        })
+    }
+
+    /// Whether the leg's step named `name` is a `guess`.
+    fn is_guess(&self, name: &str) -> bool {
+        self.leg_steps()
+            .into_iter()
+            .any(|(_, s)| matches!(s, Step::Guess(g) if g.name == name))
+    }
+
+    /// How one answer reads (issue 29, reading 2): a protocol error (`ok: false` with a numeric
+    /// `error.code`) is a refusal when its message or code matches `pattern`, else (no pattern)
+    /// when its message contains the catalog's refusal text; any other protocol error and any
+    /// `ok: true` answer reached the browser; anything else (a transport failure) is neither.
+    fn answer_reads(&self, answer: &Value, pattern: Option<&str>) -> CallRead {
+        match answer.get("ok") {
+            Some(Value::Bool(true)) => return CallRead::Reached,
+            Some(Value::Bool(false)) => {}
+            _ => return CallRead::Unanswered,
+        }
+        let Some(code) = answer.pointer("/error/code").filter(|c| c.is_number()) else {
+            return CallRead::Unanswered;
+        };
+        let message = answer
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let refused = match pattern {
+            Some(p) => predicate::with_regex(p, |re| {
+                re.is_match(message) || re.is_match(&code.to_string())
+            })
+            .unwrap_or_else(|err| {
+                self.error(CheckError::Refusal(err));
+                false
+            }),
+            None => {
+                let text = &crate::catalog::shared_catalog().protected_origins.refusal;
+                !text.is_empty() && message.contains(text.as_str())
+            }
+        };
+        if refused {
+            CallRead::Refused
+        } else {
+            CallRead::Reached
+        }
+    }
+
+    /// How the call named `name` reads for `refused` and `reached` (issue 29, reading 2): a
+    /// name with an outcome is judged by that outcome, whether or not its step is refusable,
+    /// with `pattern` (the check's `refusal.match`), else the step's `refusal.match`, else the
+    /// catalog's refusal; a `guess` is judged by its attempts: refused when it made at least one
+    /// and every one was refused, reached when one of them reached the browser. A name with no
+    /// outcome (a refusable step without `as`, `refused.<i>`) reads from the recorded refusal.
+    pub(super) fn call_reads(&self, name: &str, pattern: Option<&str>) -> CallRead {
+        let recorded = || match pattern {
+            Some(p) => self.record.refusal_errors.get(name).is_some_and(|e| {
+                predicate::with_regex(p, |re| re.is_match(e)).unwrap_or_else(|err| {
+                    self.error(CheckError::Refusal(err));
+                    false
+                })
+            }),
+            None => self.record.refused.contains(name),
+        };
+        let Some(Recorded::Value(outcome)) = self.record.outcomes.get(name) else {
+            if self.record.outcomes.contains_key(name) {
+                // A failed or pending outcome: no answer.
+                self.outcome(name);
+                return CallRead::Unanswered;
+            }
+            return if recorded() {
+                CallRead::Refused
+            } else {
+                self.note(format!("no outcome named {name}"));
+                CallRead::Unanswered
+            };
+        };
+        // A refusable step the driver recorded refused with its own match stays refused.
+        if pattern.is_none() && self.record.refused.contains(name) {
+            return CallRead::Refused;
+        }
+        let step_pattern;
+        let pattern = match pattern {
+            Some(p) => Some(p),
+            None => {
+                step_pattern = self.step_refusal(name);
+                step_pattern.as_deref()
+            }
+        };
+        if self.is_guess(name) {
+            let attempts = outcome
+                .get("result")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            let reads: Vec<CallRead> = attempts
+                .iter()
+                .map(|a| self.answer_reads(a, pattern))
+                .collect();
+            return if reads.contains(&CallRead::Reached) {
+                CallRead::Reached
+            } else if !reads.is_empty() && reads.iter().all(|r| *r == CallRead::Refused) {
+                CallRead::Refused
+            } else {
+                CallRead::Unanswered
+            };
+        }
+        self.answer_reads(outcome, pattern)
     }
 
     pub(super) fn block_urls(&self, spec: &BlockSpec) -> Vec<String> {

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::ctx::Ctx;
+use super::ctx::{CallRead, Ctx};
 use super::error::{CheckError, EvalError};
 use super::log::{loaded_url, pre_url, same_url, served_matches};
 use super::values::{at_path, has_cookie, has_url_with_prefix, outcome_at};
@@ -28,6 +28,10 @@ pub(super) enum Proof {
     Block(Vec<String>),
     /// A matched refusal.
     Refusal,
+    /// The unguarded observer's read of the canary state (`state`).
+    State,
+    /// A call refused or filtered (`refused` that is no matched refusal, `filtered`).
+    Call,
 }
 
 /// A judged check node, with what liveness needs to know.
@@ -36,6 +40,10 @@ pub(super) struct Node {
     pub(super) proves: bool,
     pub(super) pre: Vec<String>,
     pub(super) block: Vec<String>,
+    /// A `state` read holds in it.
+    pub(super) state: bool,
+    /// A `refused` or `filtered` call holds in it.
+    pub(super) call: bool,
     pub(super) kinds: Vec<&'static str>,
 }
 
@@ -52,6 +60,8 @@ impl Ctx<'_> {
             proves: false,
             pre: Vec::new(),
             block: Vec::new(),
+            state: false,
+            call: false,
             kinds: Vec::new(),
         };
         match check {
@@ -69,6 +79,8 @@ impl Ctx<'_> {
                             node.proves |= n.proves;
                             node.pre.extend(n.pre);
                             node.block.extend(n.block);
+                            node.state |= n.state;
+                            node.call |= n.call;
                             node.kinds.extend(n.kinds);
                         }
                     }
@@ -76,7 +88,9 @@ impl Ctx<'_> {
                 node.truth = Truth::from_bool(all_true);
                 if all_true {
                     let paired = node.pre.iter().any(|p| node.block.contains(p));
-                    node.proves |= paired;
+                    // The canary read outside the guard with a refused or filtered call: the
+                    // cookie and storage rows' proof (issue 29, reading 3).
+                    node.proves |= paired || (node.state && node.call);
                     if !node.proves && !node.pre.is_empty() && !node.block.is_empty() {
                         node.kinds
                             .push("a pre heartbeat and a block for different URLs");
@@ -100,6 +114,8 @@ impl Ctx<'_> {
                         node.proves |= n.proves;
                         node.pre.extend(n.pre);
                         node.block.extend(n.block);
+                        node.state |= n.state;
+                        node.call |= n.call;
                         node.kinds.extend(n.kinds);
                     }
                 }
@@ -151,6 +167,14 @@ impl Ctx<'_> {
                             node.kinds.push(leaf.kind().as_str());
                         }
                         Proof::Refusal => node.proves = true,
+                        Proof::State => {
+                            node.state = true;
+                            node.kinds.push("state");
+                        }
+                        Proof::Call => {
+                            node.call = true;
+                            node.kinds.push(leaf.kind().as_str());
+                        }
                     }
                 }
             }
@@ -192,9 +216,12 @@ impl Ctx<'_> {
                 });
                 (holds, Proof::Logged(vec![c.on.clone()]))
             }
+            // Each exact nested redirect URL, not the destination `to`: that is judged by its
+            // own observation (issue 29, reading 1).
             Check::Hops(c) => {
-                let urls = chain_urls(&c.hops, &c.to);
-                let holds = urls.iter().all(|u| self.logged(u));
+                let mut urls = chain_urls(&c.hops, &c.to);
+                urls.truncate(c.hops.len());
+                let holds = !urls.is_empty() && urls.iter().all(|u| self.logged(u));
                 (holds, Proof::Logged(urls))
             }
             Check::Pre(c) => {
@@ -254,31 +281,29 @@ impl Ctx<'_> {
                 };
                 (holds, Proof::None)
             }
+            // Every name read by its outcome, refusable or not, a `guess` by its attempts
+            // (issue 29, reading 2); only names the driver recorded refused by their refusable
+            // step's own `refusal.match` are the refusal §4.6 accepts alone.
             Check::Refused(c) => {
                 let names = self.names(&c.refused, true);
+                let pattern = c.refusal.as_ref().map(|r| r.pattern.as_str());
                 let holds = !names.is_empty()
-                    && names.iter().all(|n| match &c.refusal {
-                        Some(r) => self.record.refusal_errors.get(n).is_some_and(|e| {
-                            predicate::with_regex(&r.pattern, |re| re.is_match(e)).unwrap_or_else(
-                                |err| {
-                                    self.error(CheckError::Refusal(err));
-                                    false
-                                },
-                            )
-                        }),
-                        None => self.record.refused.contains(n),
-                    });
+                    && names
+                        .iter()
+                        .all(|n| self.call_reads(n, pattern) == CallRead::Refused);
                 let matched = holds && names.iter().all(|n| self.record.refused.contains(n));
-                (holds, if matched { Proof::Refusal } else { Proof::None })
+                let proof = if matched { Proof::Refusal } else { Proof::Call };
+                (holds, proof)
             }
             // The call got an answer that is not a refusal: a browser error (`ok: false` with
-            // an error no refusal matched) is still reached (issue 21, reading 10).
+            // an error no refusal matches) is still reached (issue 21, reading 10); a refusal
+            // is read as for `refused` (issue 29, reading 2).
             Check::Reached(c) => {
                 let names = self.names(&c.reached, false);
                 let holds = !names.is_empty()
                     && names
                         .iter()
-                        .all(|n| !self.record.refused.contains(n) && self.outcome(n).is_some());
+                        .all(|n| self.call_reads(n, None) == CallRead::Reached);
                 (holds, Proof::None)
             }
             Check::Registration(c) => {
@@ -299,7 +324,7 @@ impl Ctx<'_> {
                                 && !has_cookie(v, &c.filtered.cookie, c.filtered.on.as_deref())
                         })
                     });
-                (holds, Proof::None)
+                (holds, Proof::Call)
             }
             Check::Attached(c) => (
                 self.attached(&c.attached, c.session.as_deref()),
@@ -375,7 +400,7 @@ impl Ctx<'_> {
                     Some(Value::Null) => c.state.value.is_empty(),
                     _ => false,
                 };
-                (holds, Proof::None)
+                (holds, Proof::State)
             }
             Check::All(_) | Check::Any(_) | Check::Not(_) => {
                 (self.node(check).truth == Truth::True, Proof::None)

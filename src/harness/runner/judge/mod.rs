@@ -19,7 +19,7 @@
 //! | `beacon: O` | a `/beacon` entry whose `origin` query (decoded) is `O`; an entry without an `origin` query counts for its own origin (the stand-in CSP document's inline beacon) |
 //! | `served: U` (`origin`: `O` + path) | an entry with that exact URL; a URL without a query also matches entries with one (`/plant` is `/plant?tag=…`); a bare path with no `origin` matches that path (and query) on any origin |
 //! | `header: h, on: U, value?` | an entry for `U` carrying header `h` (with `value`, one of its comma-separated values equal to it) |
-//! | `hops: H, to: T` | every URL of the chain ([`chain_urls`](super::expand::chain_urls)) has an entry |
+//! | `hops: H, to: T` | every redirect URL of the chain ([`chain_urls`](super::expand::chain_urls) without its last, `to`) has an entry; `to` is judged by its own observation (`loaded`, `served`) |
 //! | `pre: U` | a `/live` entry with `step=pre` and `to` = the URL: a string, a chain's `index`, else the chain's first URL (the one the page action loads) |
 //! | `loaded: U` | an entry for the URL (a string, a chain's `index`, else the chain's `to`), or a `/live` heartbeat (not `step=pre`) on its origin whose `n` is the URL's `n` |
 //! | `event: m, where?` | a delivered event `{method, params, sessionId}` with method `m` matching `where` |
@@ -27,8 +27,8 @@
 //! | `cookie: c, from: a, on?` | outcome `a` holds an object named `c` with a `domain` that matches `on`'s host (a leading dot also matches subdomains) |
 //! | `filtered: {from, cookie, on?}` | every named call answered (`ok: true`) and no answer holds that cookie; `"all"` is every `as` of the leg's `cdp` steps |
 //! | `compare: [a, b], path` | both outcomes are values, equal at `path` |
-//! | `refused: names` | every name (`"all"`: every refusable step of the leg) was recorded refused; with the check's own `refusal.match`, its recorded error matches that instead |
-//! | `reached: names` | every named outcome is an answer (a value, `ok: false` included: a browser error is still reached) and was not recorded refused |
+//! | `refused: names` | every name (`"all"`: every refusable step of the leg) is refused, refusable or not: its outcome is a protocol error (`ok: false`, numeric `error.code`) whose message or code matches the check's `refusal.match`, else the step's, else contains the catalog's refusal text; a `guess` made at least one attempt and every attempt is refused; a name with no outcome (`refused.<i>`) was recorded refused |
+//! | `reached: names` | every named outcome is an answer that is no refusal (as `refused` reads it with no check pattern): `ok: true`, or a browser error; a `guess` has one such attempt |
 //! | `registration: "any"` | a refusable step of the leg was refused with its `refusal.match` matched |
 //! | `attached: X, session?` | a session of that role (without `session`: a child or explicitly attached one, never the row's own page) whose target's URL, at attach time or in later `Target.*` / main-frame `Page.frameNavigated` events, has origin `X` (or starts with `X` when it has a path) |
 //! | `delivered: S` | a delivered event holds a `url` or `documentURL` member, at any depth, starting with `S` |
@@ -356,8 +356,10 @@ fn leg_verdict(vector: &Vector, leg: Leg, judged: &JudgedRun<'_>, observer: bool
 /// §4.6 accepts: an entry for a URL on the target's origin (`loaded`, `served`, `hops`,
 /// `header`), a `/live` heartbeat from the target's origin (`loaded`), a `pre` heartbeat
 /// together, in one `all`, with an exact-URL `blocked`, `history` or `frameBlocked` for the
-/// same URL (a chain's URLs count as the same), or a matched refusal (`registration`, or
-/// `refused` of names recorded refused). A liveCheck that holds only through anything else
+/// same URL (a chain's URLs count as the same), a matched refusal (`registration`, or
+/// `refused` of names recorded refused), or, in one `all`, an unguarded `state` read of the
+/// canary with a `refused` or `filtered` call (the cookie and storage rows' proof). A liveCheck
+/// that holds only through anything else
 /// (events, results, sessions, a `not`, a beacon) fails. `executed`, `live` and `on: "control"`
 /// are not allowed in it.
 pub fn judge_live(vector: &Vector, run: &LegRun<'_>, observer: bool) -> LegVerdict {
