@@ -181,6 +181,14 @@ fn c6_protected_cookies_and_storage_are_refused_or_filtered() {
     assert!(run_trace("c6.jsonl") > 40);
 }
 
+/// Issue 29, items 6 and 7: the user's context is never wiped (a client-created one is, without
+/// the protected cookies), and a cookie read naming protected and ordinary URLs is answered for
+/// the ordinary ones.
+#[test]
+fn the_users_cookies_are_never_wiped_and_mixed_reads_are_filtered() {
+    assert!(run_trace("user-cookies.jsonl") > 20);
+}
+
 #[test]
 fn e_instrumentation_never_reaches_a_protected_document() {
     assert!(run_trace("e.jsonl") > 30);

@@ -88,6 +88,9 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.get-all-cookies", "Network.getAllCookies", get_all_cookies),
         A::new("c7.storage-get-cookies", "Storage.getCookies", storage_get_cookies),
         A::new("c7.cookie-url-variants", "Network.getCookies with the vault's URL spelled as ws:, a trailing dot, upper case", cookie_url_variants),
+        A::new("c7.get-cookies-mixed-urls", "Network.getCookies naming an ordinary URL with the vault's, in several spellings", get_cookies_mixed_urls),
+        A::new("c7.clear-user-cookies", "Storage.clearCookies of the user's default context wipes the vault's cookie", clear_user_cookies),
+        A::new("c7.clear-user-cookies-named", "Storage.clearCookies naming the user's default context by its id", clear_user_cookies_named),
         A::new("c7.set-parent-cookie", "Storage.setCookies on .sliccy.ai reaches the vault", set_parent_cookie),
         A::new("c7.grant-permissions", "Browser.grantPermissions to the vault", grant_permissions),
         A::new("c7.set-permission", "Browser.setPermission for the vault", set_permission),
@@ -1547,6 +1550,76 @@ fn cookie_url_variants(ctx: &Ctx) -> Res {
         }
     }
     Err(Stop::Failed("no spelling gave the vault's cookie".into()))
+}
+
+/// A cookie read the guard answers for its ordinary URLs (issue 29, item 7): the vault's URLs
+/// beside an ordinary one, in every spelling `cookie_url_variants` tries, in one call.
+fn get_cookies_mixed_urls(ctx: &Ctx) -> Res {
+    let s = vault_visited(ctx)?;
+    let urls = json!([
+        "http://ordinary.test/",
+        "http://vault.sliccy.ai/",
+        "ws://vault.sliccy.ai/",
+        "http://VAULT.sliccy.ai/",
+        "http://vault.sliccy.ai:80/",
+        "blob:http://vault.sliccy.ai/x",
+        "http://ordinary.test/page",
+    ]);
+    let r = ctx.send("Network.getCookies", json!({ "urls": urls }), Some(&s))?;
+    ctx.holds_secret("Network.getCookies", &r.to_string())
+}
+
+/// Whether the user's default context still holds the vault's secret cookie, read by the
+/// observer (outside the guard).
+fn vault_cookie_kept(ctx: &Ctx) -> Result<bool, Stop> {
+    let r = ctx
+        .obs()
+        .send("Storage.getCookies", json!({}), None)
+        .map_err(|e| Stop::Setup(format!("the observer's Storage.getCookies: {e}")))?;
+    Ok(r.to_string().contains(ctx.secret()))
+}
+
+/// The user's cookies wiped by a context-wide clear (issue 29, item 6): the vault's cookie
+/// is gone from the user's default context. `params` makes the call's parameters once the
+/// user visited the vault and the client's page is open.
+fn clear_user_cookies_with(ctx: &Ctx, params: fn(&Ctx) -> Result<Value, Stop>) -> Res {
+    vault_visited(ctx)?;
+    if !vault_cookie_kept(ctx)? {
+        return Err(Stop::Setup(
+            "the vault set no cookie in the user's context".into(),
+        ));
+    }
+    let params = params(ctx)?;
+    let _ = ctx.send("Storage.clearCookies", params.clone(), None);
+    sleep(300);
+    if vault_cookie_kept(ctx)? {
+        Err(Stop::Failed(format!(
+            "the vault's cookie is still there after Storage.clearCookies {params}"
+        )))
+    } else {
+        Ok(format!(
+            "Storage.clearCookies {params} wiped the vault's cookie"
+        ))
+    }
+}
+
+fn clear_user_cookies(ctx: &Ctx) -> Res {
+    clear_user_cookies_with(ctx, |_| Ok(json!({})))
+}
+
+fn clear_user_cookies_named(ctx: &Ctx) -> Res {
+    // The default context's id, as the client's own page (in it) shows it.
+    clear_user_cookies_with(ctx, |ctx| {
+        let targets = ctx.send("Target.getTargets", json!({}), None)?;
+        let context = targets["targetInfos"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find_map(|t| t["browserContextId"].as_str())
+            .ok_or_else(|| Stop::Setup(format!("no target names a browser context: {targets}")))?
+            .to_string();
+        Ok(json!({ "browserContextId": context }))
+    })
 }
 
 fn set_parent_cookie(ctx: &Ctx) -> Res {

@@ -116,6 +116,11 @@ impl Policy {
                     .push(self.refusal_frame(&key, &Value::from(id), &refusal));
                 return out.set(Verdict::Refuse, "target is protected");
             }
+            "Target.createBrowserContext" => {
+                if let Some(c) = v["result"]["browserContextId"].as_str() {
+                    self.client_contexts.insert(c.to_string(), ());
+                }
+            }
             "Page.getNavigationHistory" => changed = self.history_response(&mut v, &key),
             "Page.getFrameTree" | "Page.getResourceTree"
                 if self.frame_tree_response(&v, &key, out) =>

@@ -116,6 +116,9 @@ const RENDERER_WIDE: [&str; 7] = [
 ];
 
 /// Why heap profiling is refused, in the refusal's words.
+/// Why a `Storage.clearCookies` of the user's browser context is refused.
+const USER_WIPE_WHY: &str = "a wipe of the user's browser context clears the protected origins' cookies; only a context the client created is wiped, without them";
+
 const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
 
 /// How deep a client may nest sessions it attaches from sessions (see [`Policy::nesting`]).
@@ -143,7 +146,7 @@ impl Policy {
     }
 
     /// Whether `v` holds a browser-internal URL or names a target on one.
-    fn names_internal(&self, v: &Value) -> bool {
+    pub(super) fn names_internal(&self, v: &Value) -> bool {
         match v {
             Value::String(s) => {
                 self.internal(s)
@@ -411,11 +414,23 @@ impl Policy {
         }
 
         let step = match method {
-            // A context's wipe: the policy clears its ordinary cookies itself (compat.rs).
+            // A wipe of a context the client created: the policy clears its ordinary cookies
+            // itself (compat.rs). The user's default context (no `browserContextId`, or one the
+            // client did not create) holds the user's own cookies: refused.
             "Storage.clearCookies" => {
+                let created = params
+                    .get("browserContextId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| self.client_contexts.contains(&c.to_string()));
+                if !created {
+                    let message = self.refusal_because(USER_WIPE_WHY);
+                    return self.refuse(key, id, &message, "wipe of the user's cookies", out);
+                }
                 self.clear_cookies(key, id, params, out);
                 Step::Done
             }
+            // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
+            "Network.getCookies" => self.cookie_read(params, v),
             "Network.clearBrowserCookies"
             | "Network.deleteCookies"
             | "Browser.setPermission"
@@ -535,8 +550,13 @@ impl Policy {
                 hidden: |t: &str| self.hidden_or_unknown(t),
                 cookie_params: cookie_method(method),
             };
-            if judging.names(params) {
-                if self.names_internal(params) {
+            // A cookie read is judged as rewritten (the protected URLs taken out).
+            let judged = match (&rewritten, method) {
+                (Some(nv), "Network.getCookies") => nv.get("params").unwrap_or(params),
+                _ => params,
+            };
+            if judging.names(judged) {
+                if self.names_internal(judged) {
                     let message = self.refusal_because(INTERNAL_WHY);
                     return self.refuse(key, id, &message, "names a browser-internal page", out);
                 }

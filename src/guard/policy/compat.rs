@@ -2,9 +2,11 @@
 //! command would reach a protected origin.
 //!
 //! `Storage.clearCookies` wipes every cookie of a browser context, the protected origins'
-//! included, so the browser never sees it. Clients still clear cookies with it (Playwright's
-//! `context.clearCookies()` does, with its `browserContextId`), so the policy does what it
-//! may of it: its own `Storage.getCookies` for the same context, then its own
+//! included, so the browser never sees it. On the user's default context (no
+//! `browserContextId`, or one the client did not create) it is refused: those are the user's
+//! own cookies. Clients still clear the contexts they created with it (Playwright's
+//! `context.clearCookies()` does, with its `browserContextId`), so there the policy does what
+//! it may of it: its own `Storage.getCookies` for the same context, then its own
 //! `Storage.setCookies` with every cookie whose domain is not protected set to expire, which
 //! deletes them (partitioned ones with their partition key); the client gets `{}` when that
 //! is done, or the browser's error. Protected cookies stay where they are.
@@ -145,6 +147,10 @@ mod tests {
     #[test]
     fn clearing_cookies_keeps_the_protected_ones() {
         let mut p = ready();
+        // The context is the client's own.
+        let out = p.from_client(r#"{"id":4,"method":"Target.createBrowserContext"}"#, 1);
+        assert_eq!(out.verdict, Verdict::Forward);
+        p.from_browser(r#"{"id":4,"result":{"browserContextId":"C1"}}"#, 1);
         let out = p.from_client(
             r#"{"id":5,"method":"Storage.clearCookies","params":{"browserContextId":"C1"}}"#,
             2,
@@ -187,6 +193,20 @@ mod tests {
         // The browser-wide wipe on a page session is still refused.
         let out = p.from_client(r#"{"id":6,"method":"Network.clearBrowserCookies"}"#, 5);
         assert_eq!(out.verdict, Verdict::Refuse);
+    }
+
+    #[test]
+    fn the_users_context_is_never_wiped() {
+        let mut p = ready();
+        for (id, params) in [(5, "{}"), (6, r#"{"browserContextId":"DEFAULT"}"#)] {
+            let out = p.from_client(
+                &format!(r#"{{"id":{id},"method":"Storage.clearCookies","params":{params}}}"#),
+                2,
+            );
+            assert_eq!(out.verdict, Verdict::Refuse, "{params}");
+            assert!(out.to_browser.is_empty(), "{:?}", out.to_browser);
+            assert!(out.to_client[0].contains("slicc: refused"));
+        }
     }
 
     #[test]

@@ -226,6 +226,26 @@ impl Policy {
         }
     }
 
+    /// `Network.getCookies` naming protected and ordinary URLs: the ordinary ones are read, the
+    /// protected taken out of `urls` (the answer's protected cookies are filtered as in every
+    /// result). With no ordinary URL left the call is left as it is, and judged (refused).
+    pub(super) fn cookie_read(&self, params: &Value, v: &Value) -> Step {
+        let Some(urls) = params.get("urls").and_then(Value::as_array) else {
+            return Step::Go(None);
+        };
+        let off_limits = |u: &Value| {
+            u.as_str()
+                .is_none_or(|s| self.m.cookie_url(s) || self.names_internal(u))
+        };
+        let kept: Vec<Value> = urls.iter().filter(|u| !off_limits(u)).cloned().collect();
+        if kept.is_empty() || kept.len() == urls.len() {
+            return Step::Go(None);
+        }
+        let mut nv = v.clone();
+        nv["params"]["urls"] = Value::Array(kept);
+        Step::Go(Some(nv))
+    }
+
     /// Cookie and site-data commands that reach every origin: refused.
     pub(super) fn cookie_command(
         &self,
@@ -237,8 +257,8 @@ impl Policy {
     ) -> Step {
         let refusal = self.m.refusal().to_string();
         match method {
-            // Browser-wide wipes reach seven's cookies whatever the origin (a context's
-            // `Storage.clearCookies` is done by the policy: compat.rs).
+            // Browser-wide wipes reach seven's cookies whatever the origin (a client-created
+            // context's `Storage.clearCookies` is done by the policy: compat.rs).
             "Network.clearBrowserCookies" | "Storage.clearCookies" => {
                 self.refuse(key, id, &refusal, "browser-wide cookie wipe", out);
                 Step::Done

@@ -94,8 +94,10 @@
 //!   domain are refused (`Network.getCookies`, `setCookie(s)`, `deleteCookies`,
 //!   `Storage.*`, `DOMStorage.*`, `IndexedDB.*`, `CacheStorage.*`, `clearDataFor*`,
 //!   `getUsageAndQuota`, `Browser.setPermission`, ...); browser-wide wipes
-//!   (`Network.clearBrowserCookies`) are refused outright (`Storage.clearCookies` is done by
-//!   the policy without the protected cookies); protected
+//!   (`Network.clearBrowserCookies`, and `Storage.clearCookies` of the user's default context)
+//!   are refused outright (`Storage.clearCookies` of a context the client created is done by
+//!   the policy without the protected cookies); a `Network.getCookies` naming protected and
+//!   ordinary URLs is answered for the ordinary ones; protected
 //!   cookies and storage are filtered out of every result.
 //! - **Browser-internal pages** ([`internal_url`]: `chrome:`, `chrome-untrusted:`,
 //!   `chrome-extension:`, `devtools:`, `about:` pages other than `about:blank`/`about:srcdoc`,
@@ -629,6 +631,9 @@ pub struct Policy {
     endpoints: endpoints::Endpoints,
     /// Download folders and cancelled downloads (downloads.rs).
     downloads: downloads::Downloads,
+    /// The browser contexts the client created (`Target.createBrowserContext` answers): only
+    /// theirs may be wiped, without the protected cookies (compat.rs).
+    client_contexts: state::Bounded<String, ()>,
 }
 
 impl Policy {
@@ -651,6 +656,7 @@ impl Policy {
             paths,
             downloads: downloads::Downloads::new(config.per_session, config.local_paths.clone()),
             gone: state::Bounded::new(config.gone),
+            client_contexts: state::Bounded::new(config.gone),
             cfg: config,
             started: false,
             ready: false,
