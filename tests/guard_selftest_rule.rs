@@ -72,6 +72,7 @@ fn row(control: Status, guarded: Status, live: Status, seen: &[(&str, Option<boo
     RowResult {
         row,
         records: Vec::new(),
+        vars: Vec::new(),
         elapsed: Duration::from_millis(1),
         slot: 0,
     }

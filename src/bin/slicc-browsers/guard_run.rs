@@ -263,7 +263,8 @@ impl BrowserRun {
             .tick(&format!("{} {} {}", r.id, r.target, r.variant), tally);
         if let (Some(dir), true) = (&self.records, keep) {
             let file = format!("{dir}/{}.{}.{}.json", r.id, r.target, r.variant);
-            let body = serde_json::json!({ "row": r, "records": result.records });
+            let body =
+                serde_json::json!({ "row": r, "records": result.records, "vars": result.vars });
             let _ = std::fs::write(
                 &file,
                 serde_json::to_string_pretty(&body).unwrap_or_default(),

@@ -179,6 +179,9 @@ pub struct RowResult {
     pub row: Row,
     /// Each run's record: `control` (and `controlProtected`), `guarded`.
     pub records: Vec<(String, Record)>,
+    /// Each run's variables as the judge read them (placeholders of its checks), in the order
+    /// of `records`: with a record, what another judge needs to judge the run again.
+    pub vars: Vec<(String, Vars)>,
     /// How long the row took.
     pub elapsed: Duration,
     /// The slot that ran it.
@@ -285,10 +288,11 @@ pub fn run(
                 };
                 let started = Instant::now();
                 let vector = &set.vectors[job.vector];
-                let (row, records) = run_row(vector, &job, slot, guard, &stand_in, options);
+                let (row, records, vars) = run_row(vector, &job, slot, guard, &stand_in, options);
                 let result = RowResult {
                     row,
                     records,
+                    vars,
                     elapsed: started.elapsed(),
                     slot,
                 };
@@ -330,6 +334,9 @@ fn base36(mut n: u64, min: usize) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// A judged row with each run's record and variables.
+type RowRun = (Row, Vec<(String, Record)>, Vec<(String, Vars)>);
+
 /// Runs a row's legs and judges them: the row's [`RowPlan`], each of its leg runs, then the
 /// judge on what they recorded.
 fn run_row(
@@ -339,7 +346,7 @@ fn run_row(
     guard: &dyn Guard,
     stand_in: &Arc<dyn StandIn>,
     options: &RunOptions,
-) -> (Row, Vec<(String, Record)>) {
+) -> RowRun {
     let transport = guard.transport();
     let origins = options
         .target_origins
@@ -360,7 +367,7 @@ fn run_row(
         transport_variant: false,
     };
     let plan = match RowPlan::new(spec, &env, new_tag) {
-        RowPlan::Decided(row) => return (row, Vec::new()),
+        RowPlan::Decided(row) => return (row, Vec::new(), Vec::new()),
         RowPlan::Run(plan) => plan,
     };
     let mut runs: Vec<(&str, Record, Vars, ExpandedChecks<'_>)> = Vec::new();
@@ -391,11 +398,15 @@ fn run_row(
     let (guarded, controls) = judged.split_last().expect("the plan has a guarded run");
     let row = judge_runs(&spec, &env, controls, guarded);
     drop(judged);
+    let vars = runs
+        .iter()
+        .map(|(n, _, v, _)| (n.to_string(), v.clone()))
+        .collect();
     let records = runs
         .into_iter()
         .map(|(n, r, _, _)| (n.to_string(), r))
         .collect();
-    (row, records)
+    (row, records, vars)
 }
 
 /// Runs one leg run of a plan: connects, makes its browser context, runs it and releases the
