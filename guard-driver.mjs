@@ -789,60 +789,83 @@ class Ctx {
     return this.legSteps().filter((f) => has(f.step, 'cdp') && typeof f.step.as === 'string').map((f) => f.step.as);
   }
 
-  /** The step whose `as` (or refusal name) is `name`, on this leg. */
-  stepNamed(name) {
-    const f = this.legSteps().find((x) => (has(x.step, 'cdp') || has(x.step, 'guess') || has(x.step, 'page')) && (x.step.as === name || (isRefusable(x.step) && refusalNameOf(x.step, x.index) === name)));
-    return f ? f.step : undefined;
+  /** The `refusal.match` of the leg's `cdp` step whose `as` is `name`, placeholders expanded. */
+  stepRefusal(name) {
+    const f = this.legSteps().find((x) => has(x.step, 'cdp') && x.step.as === name && isObject(x.step.refusal));
+    return f && typeof f.step.refusal.match === 'string' ? expand(f.step.refusal.match, this.vars) : undefined;
   }
 
-  /** Whether an error answer is a refusal by `pattern` (a regular expression), or by the catalog's refusal text when none. */
-  matchesRefusal(error, pattern) {
-    if (!isObject(error)) return false;
-    const message = typeof error.message === 'string' ? error.message : '';
-    const code = error.code === undefined || error.code === null ? '' : String(error.code);
-    if (pattern === undefined) return message.includes(this.refusalText);
-    const c = compile(pattern);
-    if (c.error) {
-      this.error(`refused: ${c.error}`);
-      return false;
-    }
-    return c.re.test(message) || (code !== '' && c.re.test(code));
+  /** Whether the leg's step whose `as` is `name` is a `guess`. */
+  isGuess(name) {
+    return this.legSteps().some((x) => has(x.step, 'guess') && x.step.as === name);
   }
 
   /**
-   * Whether the call named `name` was refused (issue 29, reading 2): recorded refused (a
-   * refusable step whose `refusal.match` matched), or its outcome is a protocol error matching
-   * the check's `refusal.match`, else the step's, else the catalog's refusal; a `guess` is
-   * refused when each of its attempts is.
+   * How one answer reads (issue 29, reading 2): a protocol error (`ok: false` with a numeric
+   * `error.code`) is 'refused' when its message or code matches `pattern`, else (no pattern)
+   * when its message contains the catalog's refusal text; any other protocol error and any
+   * `ok: true` answer is 'reached'; anything else (a transport failure) 'unanswered'.
    */
-  refusedCall(name, checkPattern) {
-    if (checkPattern === undefined && this.record.refused.includes(name)) return true;
-    const step = this.stepNamed(name);
-    const pattern = checkPattern ?? (step && step.refusal && typeof step.refusal.match === 'string' ? step.refusal.match : undefined);
-    if (checkPattern !== undefined && has(this.record.refusalErrors, name) && this.matchesRefusal({ message: this.record.refusalErrors[name] }, pattern)) {
-      return true;
+  answerReads(answer, pattern) {
+    if (!isObject(answer) || answer.ok === true) return isObject(answer) ? 'reached' : 'unanswered';
+    if (answer.ok !== false) return 'unanswered';
+    const code = isObject(answer.error) ? answer.error.code : undefined;
+    if (typeof code !== 'number') return 'unanswered';
+    const message = typeof answer.error.message === 'string' ? answer.error.message : '';
+    let refused;
+    if (pattern !== undefined) {
+      const c = compile(pattern);
+      if (c.error) {
+        this.error(`refused: ${c.error}`);
+        refused = false;
+      } else {
+        refused = c.re.test(message) || c.re.test(String(code));
+      }
+    } else {
+      refused = this.refusalText !== '' && message.includes(this.refusalText);
     }
-    const o = this.record.outcomes[name];
-    if (!o || o.outcome !== 'value' || !isObject(o.value)) return false;
-    const v = o.value;
-    if (step && has(step, 'guess')) {
-      const attempts = Array.isArray(v.result) ? v.result : [];
-      return attempts.length > 0 && attempts.every((a) => isObject(a) && a.ok === false && this.matchesRefusal(a.error, pattern));
-    }
-    return v.ok === false && this.matchesRefusal(v.error, pattern);
+    return refused ? 'refused' : 'reached';
   }
 
-  /** Whether the call named `name` reached the browser: an answer (a browser error included) that is no refusal; a `guess` when one of its attempts did. */
-  reachedCall(name) {
-    if (this.record.refused.includes(name)) return false;
-    const v = this.outcome(name);
-    if (v === undefined) return false;
-    const step = this.stepNamed(name);
-    if (step && has(step, 'guess') && isObject(v) && Array.isArray(v.result)) {
-      const pattern = step.refusal && step.refusal.match;
-      return v.result.some((a) => isObject(a) && !(a.ok === false && this.matchesRefusal(a.error, pattern)) && !(a.ok === false && a.error && a.error.code === undefined));
+  /**
+   * How the call named `name` reads for `refused` and `reached` (issue 29, reading 2): by its
+   * outcome, refusable or not, with `pattern` (the check's `refusal.match`), else the step's,
+   * else the catalog's refusal; a `guess` by its attempts (refused when it made one and every
+   * one was refused, reached when one reached the browser); a name with no outcome
+   * (`refused.<i>`) from the recorded refusal.
+   */
+  callReads(name, pattern) {
+    const recorded = () => {
+      if (pattern === undefined) return this.record.refused.includes(name);
+      const e = this.record.refusalErrors[name];
+      if (typeof e !== 'string') return false;
+      const c = compile(pattern);
+      if (c.error) {
+        this.error(`refused: ${c.error}`);
+        return false;
+      }
+      return c.re.test(e);
+    };
+    const o = this.record.outcomes[name];
+    if (!o || o.outcome !== 'value') {
+      if (o) {
+        this.outcome(name);
+        return 'unanswered';
+      }
+      if (recorded()) return 'refused';
+      this.note(`no outcome named ${name}`);
+      return 'unanswered';
     }
-    return !this.refusedCall(name, undefined);
+    if (pattern === undefined && this.record.refused.includes(name)) return 'refused';
+    const p = pattern ?? this.stepRefusal(name);
+    if (this.isGuess(name)) {
+      const attempts = isObject(o.value) && Array.isArray(o.value.result) ? o.value.result : [];
+      const reads = attempts.map((a) => this.answerReads(a, p));
+      if (reads.includes('reached')) return 'reached';
+      if (reads.length > 0 && reads.every((r) => r === 'refused')) return 'refused';
+      return 'unanswered';
+    }
+    return this.answerReads(o.value, p);
   }
 
   blockUrls(spec) {
@@ -935,7 +958,7 @@ class Ctx {
 
   // The evaluator: a node's truth (true, false or a skip reason) and how it holds for liveness.
   node(check) {
-    const node = { truth: false, proves: false, pre: [], block: [], state: false, filtered: false, kinds: [] };
+    const node = { truth: false, proves: false, pre: [], block: [], state: false, call: false, kinds: [] };
     const k = checkKind(check);
     if (k === undefined) {
       this.error(`not a check: ${JSON.stringify(check)} (it needs exactly one key of ${CHECK_KINDS.join(', ')})`);
@@ -946,7 +969,7 @@ class Ctx {
       node.pre.push(...n.pre);
       node.block.push(...n.block);
       node.state = node.state || n.state;
-      node.filtered = node.filtered || n.filtered;
+      node.call = node.call || n.call;
       node.kinds.push(...n.kinds);
     };
     if (k === 'all') {
@@ -963,8 +986,8 @@ class Ctx {
       node.truth = allTrue;
       if (allTrue) {
         const paired = node.pre.some((p) => node.block.includes(p));
-        // issue 29, reading 3: an unguarded state read with a filtered or refused call
-        const canary = node.state && node.filtered;
+        // issue 29, reading 3: an unguarded state read with a refused or filtered call
+        const canary = node.state && node.call;
         node.proves = node.proves || paired || canary;
         if (!node.proves && node.pre.length > 0 && node.block.length > 0) node.kinds.push('a pre heartbeat and a block for different URLs');
       } else {
@@ -1029,10 +1052,10 @@ class Ctx {
           break;
         case 'state':
           node.state = true;
-          node.kinds.push(k);
+          node.kinds.push('state');
           break;
-        case 'filtered':
-          node.filtered = true;
+        case 'call':
+          node.call = true;
           node.kinds.push(k);
           break;
         default:
@@ -1119,12 +1142,13 @@ class Ctx {
       case 'refused': {
         const names = this.names(check.refused, true);
         const pattern = isObject(check.refusal) && typeof check.refusal.match === 'string' ? check.refusal.match : undefined;
-        const holds = names.length > 0 && names.every((n) => this.refusedCall(n, pattern));
-        return [holds, holds ? { kind: 'refusal' } : none];
+        const holds = names.length > 0 && names.every((n) => this.callReads(n, pattern) === 'refused');
+        const matched = holds && names.every((n) => this.record.refused.includes(n));
+        return [holds, matched ? { kind: 'refusal' } : { kind: 'call' }];
       }
       case 'reached': {
         const names = this.names(check.reached, false);
-        return [names.length > 0 && names.every((n) => this.reachedCall(n)), none];
+        return [names.length > 0 && names.every((n) => this.callReads(n, undefined) === 'reached'), none];
       }
       case 'registration': {
         if (check.registration !== 'any') {
@@ -1141,7 +1165,7 @@ class Ctx {
           const v = this.outcome(n);
           return v !== undefined && isObject(v) && v.ok === true && !hasCookie(v, f.cookie, f.on);
         });
-        return [holds, holds ? { kind: 'filtered' } : none];
+        return [holds, { kind: 'call' }];
       }
       case 'attached':
         return [this.attached(check.attached, check.session), none];
@@ -1184,7 +1208,7 @@ class Ctx {
       case 'state': {
         const v = this.read(check);
         const holds = typeof v === 'string' ? v === check.state.value : v === null ? check.state.value === '' : false;
-        return [holds, holds ? { kind: 'state' } : none];
+        return [holds, { kind: 'state' }];
       }
       default:
         return [false, none];
