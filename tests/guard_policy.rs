@@ -189,6 +189,13 @@ fn the_users_cookies_are_never_wiped_and_mixed_reads_are_filtered() {
     assert!(run_trace("user-cookies.jsonl") > 20);
 }
 
+/// Issue 29, item 5: a blocked frame's error page stays in the client's frame trees; only a
+/// protected `unreachableUrl` is taken out.
+#[test]
+fn error_frames_stay_without_their_protected_url() {
+    assert!(run_trace("error-frames.jsonl") > 12);
+}
+
 #[test]
 fn e_instrumentation_never_reaches_a_protected_document() {
     assert!(run_trace("e.jsonl") > 30);

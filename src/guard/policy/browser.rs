@@ -130,6 +130,8 @@ impl Policy {
                     .push(self.refusal_frame(&key, &Value::from(id), &refusal));
                 return out.set(Verdict::Refuse, "frame on a protected origin");
             }
+            // An error frame stays in the tree, without a protected unreachableUrl.
+            "Page.getFrameTree" | "Page.getResourceTree" => changed = self.error_frames(&mut v),
             "Runtime.getProperties" | "Debugger.setBreakpointByUrl" => {
                 changed = self.script_response(&mut v, &key, &p.method);
             }

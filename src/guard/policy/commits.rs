@@ -93,6 +93,44 @@ impl Policy {
         walk(self, tree, true)
     }
 
+    /// An error frame (an error page's `chrome-error:` document, shown for a blocked load)
+    /// stays in the frame trees the client reads: only its `unreachableUrl` is taken out when
+    /// that names a protected or browser-internal URL, so a client sees that a frame was
+    /// blocked, not where it was going. (Its `Page.frameNavigated` is judged as a commit.)
+    /// Returns whether `frame` (a CDP `Page.Frame`) changed.
+    pub(super) fn error_frame(&self, frame: &mut Value) -> bool {
+        let is_error = frame["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("chrome-error:"));
+        let hides = frame["unreachableUrl"]
+            .as_str()
+            .is_some_and(|u| self.off_limits(u));
+        if !(is_error && hides) {
+            return false;
+        }
+        frame
+            .as_object_mut()
+            .is_some_and(|f| f.remove("unreachableUrl").is_some())
+    }
+
+    /// [`Policy::error_frame`] on every frame of a `Page.getFrameTree` or
+    /// `Page.getResourceTree` answer. Returns whether it changed.
+    pub(super) fn error_frames(&self, v: &mut Value) -> bool {
+        fn walk(p: &Policy, node: &mut Value) -> bool {
+            let mut changed = p.error_frame(&mut node["frame"]);
+            if let Some(kids) = node.get_mut("childFrames").and_then(Value::as_array_mut) {
+                for k in kids {
+                    changed |= walk(p, k);
+                }
+            }
+            changed
+        }
+        match v.pointer_mut("/result/frameTree") {
+            Some(tree) if tree.is_object() => walk(self, tree),
+            _ => false,
+        }
+    }
+
     /// A session showed a protected document: its target is protected when `main`, else the
     /// session alone is detached.
     pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {

@@ -99,6 +99,10 @@
 //!   the policy without the protected cookies); a `Network.getCookies` naming protected and
 //!   ordinary URLs is answered for the ordinary ones; protected
 //!   cookies and storage are filtered out of every result.
+//! - **Error frames.** A frame whose load was blocked shows an error page
+//!   (`chrome-error://chromewebdata/`); it stays in the frame trees the client reads
+//!   (`Page.getFrameTree`, `Page.getResourceTree`), with only a protected or internal
+//!   `unreachableUrl` taken out, so a client sees that a frame was blocked, not where it went.
 //! - **Browser-internal pages** ([`internal_url`]: `chrome:`, `chrome-untrusted:`,
 //!   `chrome-extension:`, `devtools:`, `about:` pages other than `about:blank`/`about:srcdoc`,
 //!   the other Chromium browsers' `edge:`, `brave:`, `opera:`, `vivaldi:`, and `view-source:`
