@@ -25,15 +25,7 @@ use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
 /// suite's own). Details and how to reproduce each: /work/notes/attacks-findings.md.
-const OPEN: &[(&str, u8)] = &[
-    // Browser-wide resets that reach protected origins and an origin in a secondary role,
-    // through commands in no list of the policy's (issue 30: the default-deny table).
-    ("c7.reset-permissions", 7),
-    ("c7.clear-browser-cache", 7),
-    ("c7.stop-all-workers", 7),
-    ("c7.stop-worker-guessed", 7),
-    ("c7.permission-embedded-origin", 7),
-];
+const OPEN: &[(&str, u8)] = &[];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):
 /// client headers reach a protected WebSocket handshake (`Fetch` cannot pause one); the other

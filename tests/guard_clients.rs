@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
+use slicc_browsers::guard::proxy::{Proxy, ProxyLog, ProxyOptions};
 use slicc_browsers::harness::fixture::{Fixture, FixtureOptions};
 use slicc_browsers::harness::selftest::Chromium;
 
@@ -49,6 +49,23 @@ fn clients_dir() -> Option<PathBuf> {
         return None;
     }
     dir
+}
+
+/// The proxy's log, kept in memory.
+#[derive(Clone, Default)]
+struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One step's outcome: `Ok(value)` or `Err(error message)`.
@@ -108,6 +125,8 @@ fn real_clients_work_through_the_proxy_as_straight() {
     // the user's own files still work.
     let mut options = ProxyOptions::new(&direct);
     options.protect_paths = vec![browser.profile_dir().display().to_string()];
+    let lines = Lines::default();
+    options.log = Some(ProxyLog::new(lines.clone()));
     let proxy = Proxy::start(options).expect("the proxy starts");
     let guarded = proxy.endpoint();
     let protected_url = "http://seven.sliccy.ai/doc?n=clients";
@@ -172,5 +191,23 @@ fn real_clients_work_through_the_proxy_as_straight() {
     }
     drop(proxy);
     drop(browser);
+    // Every command the clients sent is classified by the guard's table, and none of them is
+    // one the table refuses: a refusal of either kind is in the proxy's log.
+    let log =
+        String::from_utf8_lossy(&lines.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
+    for line in log.lines() {
+        let v: Value = serde_json::from_str(line).unwrap_or_default();
+        if v["event"] == "refused"
+            && matches!(
+                v["why"].as_str(),
+                Some("unclassified command" | "refused by the table")
+            )
+        {
+            failures.push(format!(
+                "a client sent {} ({}), which the guard's table does not classify as forwarded or judged",
+                v["method"], v["why"]
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -313,6 +313,11 @@ fn protected_images_and_redirected_resources_in_a_client_page_stay_unread() {
 }
 
 #[test]
+fn only_classified_commands_go_on_and_every_origin_is_judged() {
+    assert!(run_trace("deny.jsonl") > 20);
+}
+
+#[test]
 fn the_users_clipboard_is_not_pasted_or_read_by_a_client_page() {
     assert!(run_trace("clipboard.jsonl") > 20);
 }

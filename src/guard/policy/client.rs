@@ -4,8 +4,10 @@
 
 use serde_json::{json, Value};
 
+use super::deny::{Named, UNCLASSIFIED_WHY};
 use super::scrub::{cookie_method, scrubbed_domain, Judging};
 use super::state::{Kind, Pending};
+use super::table::{self, Class};
 use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 /// The members a CDP command may have (Chromium refuses others).
@@ -340,6 +342,16 @@ impl Policy {
         let refusal = self.m.refusal().to_string();
         let kind = self.session(key).map(|s| s.kind);
 
+        // Default deny: only what the table classifies goes on (table.rs, deny.rs).
+        let Some(entry) = table::table().command(method) else {
+            let message = self.refusal_because(UNCLASSIFIED_WHY);
+            return self.refuse(key, id, &message, "unclassified command", out);
+        };
+        if entry.class == Class::Refuse {
+            let message = self.refusal_because(entry.why.as_deref().unwrap_or_default());
+            return self.refuse(key, id, &message, "refused by the table", out);
+        }
+
         // A frame on a protected origin in another process of this page: nothing that would
         // read or drive it goes through the page.
         if self.reaches_hosted(key, method, params) {
@@ -536,6 +548,37 @@ impl Policy {
         };
         if self.request_id_refused(key, id, method, params, out) {
             return;
+        }
+
+        // What goes to the browser is judged: the command as the policy rewrote it, if it did
+        // (a cookie read with the protected URLs taken out), unless the policy made it another
+        // command of its own (a `Fetch.disable` that keeps the policy's interception on).
+        let sent = rewritten
+            .as_ref()
+            .filter(|nv| nv.get("method").and_then(Value::as_str) == Some(method))
+            .and_then(|nv| nv.get("params"))
+            .unwrap_or(params);
+        match self.table_judges(entry, sent) {
+            Some(Named::Internal) => {
+                let message = self.refusal_because(INTERNAL_WHY);
+                return self.refuse(key, id, &message, "names a browser-internal page", out);
+            }
+            Some(Named::Protected) => {
+                return self.refuse(key, id, &refusal, "names a protected origin", out);
+            }
+            Some(Named::Unlisted(name)) => {
+                let message = self.refusal_because(&format!(
+                    "the guard's table does not list the parameter {name:?} of this command, and its value names a protected origin"
+                ));
+                return self.refuse(
+                    key,
+                    id,
+                    &message,
+                    "an unlisted parameter names a protected origin",
+                    out,
+                );
+            }
+            None => {}
         }
 
         if scrubbed_domain(method)

@@ -40,6 +40,14 @@
 //!
 //! # How it keeps a client off the protected origins
 //!
+//! - **Default deny.** The policy forwards only what its table classifies ([`table`]: every
+//!   command of Chromium 156's protocol, forwarded, judged, answered or refused, each
+//!   parameter with its judge). A command the table lacks is refused as unclassified; a
+//!   refused one says why (browser-wide resets and settings that reach the protected
+//!   origins' state without naming them: permissions, the HTTP cache, service workers,
+//!   extensions); every parameter naming an origin in any role (a permission's embedded
+//!   origin, a cookie's partition site) is judged; and a parameter the table does not list is
+//!   judged as if it named an origin.
 //! - **Targets.** The policy runs its own `Target.setDiscoverTargets` (every type) and judges
 //!   each target by the spec's *Targets* rule with [`Matcher::target`]: its URL, whether it was
 //!   protected before (an inheriting URL keeps a protected origin), its opener (`openerId`,
@@ -442,6 +450,7 @@ mod clipboard;
 mod commits;
 mod compat;
 mod cookies;
+mod deny;
 mod downloads;
 mod endpoints;
 mod fetch;
@@ -456,6 +465,7 @@ mod scripts;
 mod scrub;
 mod sessions;
 mod state;
+pub mod table;
 mod targets;
 
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -1,0 +1,136 @@
+//! Default deny: a client command goes on only when the table (table.rs) classifies it, and
+//! each of its parameters is judged as the table says; a parameter the table does not list is
+//! judged as if it named an origin.
+//!
+//! Ids of requests, scripts, objects and sessions, and local paths, are judged by their own
+//! concerns (cookies.rs, scripts.rs, sessions.rs, paths.rs); this walk judges what names an
+//! origin (URLs, sites, storage keys, cache ids, cookie domains, cookies) and the target and
+//! frame ids, wherever the table puts them.
+
+use serde_json::Value;
+
+use super::table::{Command, Judge};
+use super::Policy;
+
+/// Why a command the table lacks is refused, in the refusal's words.
+pub(super) const UNCLASSIFIED_WHY: &str = "the guard has not classified this command: it is not in the guard's table of the browser's protocol, and the guard forwards only what it has decided on";
+
+/// What a command's parameters name that the client may not reach.
+pub(super) enum Named {
+    /// A protected origin (or a protected or unknown target, a protected frame).
+    Protected,
+    /// A browser-internal page or the browser's own DevTools endpoint.
+    Internal,
+    /// A protected origin in a parameter the table does not list: (the parameter's name).
+    Unlisted(String),
+}
+
+impl Policy {
+    /// Judges a classified command's parameters by the table; `None` when nothing in them is
+    /// off limits.
+    pub(super) fn table_judges(&self, entry: &Command, params: &Value) -> Option<Named> {
+        let map = params.as_object()?;
+        for (name, value) in map {
+            match entry.param(name) {
+                Some(judge) => {
+                    if let Some(named) = self.judge_value(judge, value) {
+                        return Some(named);
+                    }
+                }
+                // Not in the protocol the table covers: judged as if it named an origin.
+                None => {
+                    if self.names_anything(value) {
+                        return Some(Named::Unlisted(name.clone()));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether `url` is off limits, and how.
+    fn judge_url(&self, url: &str) -> Option<Named> {
+        if self.internal(url) {
+            Some(Named::Internal)
+        } else if self.m.cookie_url(url) {
+            Some(Named::Protected)
+        } else {
+            None
+        }
+    }
+
+    fn judge_value(&self, judge: &Judge, v: &Value) -> Option<Named> {
+        // A judge on a list applies to each item.
+        if let (Value::Array(items), false) = (v, matches!(judge, Judge::Any)) {
+            return items.iter().find_map(|i| self.judge_value(judge, i));
+        }
+        let s = v.as_str();
+        let protected = |yes: bool| yes.then_some(Named::Protected);
+        match judge {
+            Judge::Url | Judge::Urls => s.and_then(|u| self.judge_url(u)),
+            Judge::StorageKey => protected(s.is_some_and(|k| self.m.storage_key(k))),
+            Judge::CacheId => protected(s.is_some_and(|id| {
+                let key = id.split('|').next().unwrap_or_default();
+                self.m.storage_key(key) || self.m.storage_key(id)
+            })),
+            Judge::CookieDomain => protected(s.is_some_and(|d| self.m.cookie_domain(d))),
+            Judge::Cookie => {
+                let domain = v.get("domain").and_then(Value::as_str);
+                if domain.is_some_and(|d| self.m.cookie_domain(d)) {
+                    return Some(Named::Protected);
+                }
+                if let Some(n) = v
+                    .get("url")
+                    .and_then(Value::as_str)
+                    .and_then(|u| self.judge_url(u))
+                {
+                    return Some(n);
+                }
+                v.pointer("/partitionKey/topLevelSite")
+                    .and_then(Value::as_str)
+                    .and_then(|u| self.judge_url(u))
+            }
+            Judge::Target => {
+                let t = s?;
+                let internal = self
+                    .targets
+                    .get(t)
+                    .is_some_and(|r| r.info["url"].as_str().is_some_and(|u| self.internal(u)));
+                if internal {
+                    Some(Named::Internal)
+                } else {
+                    protected(self.hidden_or_unknown(t))
+                }
+            }
+            Judge::Frame => protected(s.is_some_and(|f| self.hidden(f))),
+            Judge::Any => self.names_anything(v).then_some(Named::Protected),
+            Judge::Members(members) => {
+                let map = v.as_object()?;
+                members.iter().find_map(|(name, j)| {
+                    map.get(name).and_then(|child| self.judge_value(j, child))
+                })
+            }
+            // Judged by their own concerns, or naming nothing.
+            Judge::None
+            | Judge::Pattern
+            | Judge::Session
+            | Judge::Request
+            | Judge::Script
+            | Judge::Object
+            | Judge::Path
+            | Judge::Context => None,
+        }
+    }
+
+    /// Whether any string in `v` (at any depth) is a protected or internal URL, a protected
+    /// storage key, or a protected target's id: how a value the table does not describe is
+    /// judged.
+    fn names_anything(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.off_limits(s) || self.m.storage_key(s) || self.hidden(s),
+            Value::Array(items) => items.iter().any(|i| self.names_anything(i)),
+            Value::Object(map) => map.values().any(|i| self.names_anything(i)),
+            _ => false,
+        }
+    }
+}
