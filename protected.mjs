@@ -9,7 +9,10 @@
 //   const m = protectedOrigins(catalog.protectedOrigins, ['http://127.0.0.1:5710']);
 //   m.url(text); m.target({ url, previous, opener }); m.cookieDomain(domain); m.storageKey(key);
 //
-// Each returns a boolean. An extra origin that is not `scheme://host[:port]` throws a TypeError.
+// Each returns a boolean. An extra origin that is not `scheme://host[:port]` throws a TypeError,
+// and so does an argument of the wrong shape: url, cookieDomain and storageKey take a string (url
+// also a URL object), target takes an object { url?: string, previous?: boolean, opener?:
+// 'protected' | 'unprotected' | 'unknown' }: an answer for something else would be a guess.
 //
 // The amendments (A1-A6), where Chromium reaches a protected origin, cookie or storage through
 // input the literal rules allow:
@@ -242,7 +245,21 @@ function ipOf(text) {
   return u && /^\d+\.\d+\.\d+\.\d+$/.test(u.hostname) ? u.hostname : null;
 }
 
+// The argument checks: a wrong shape throws a TypeError that names the call and what it takes.
+const OPENERS = new Set(['protected', 'unprotected', 'unknown']);
+const shape = (call, what, value) =>
+  new TypeError(`${call}: expected ${what}, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'string' ? JSON.stringify(value) : typeof value}`);
+const asText = (call, value) => {
+  if (typeof value === 'string') return value;
+  if (typeof URL !== 'undefined' && value instanceof URL) return value.href;
+  throw shape(call, 'a string', value);
+};
+
 export function protectedOrigins(po, extraOrigins = []) {
+  if (po === null || typeof po !== 'object' || !['schemes', 'innerSchemes', 'anySchemes', 'hosts', 'domains', 'inheriting'].every((k) => Array.isArray(po[k]))) {
+    throw shape('protectedOrigins', "the catalog's protectedOrigins object", po);
+  }
+  if (!Array.isArray(extraOrigins)) throw shape('protectedOrigins', 'an array of extra origins', extraOrigins);
   const schemes = new Set(po.schemes);
   const innerSchemes = new Set(po.innerSchemes);
   const anySchemes = new Set(po.anySchemes);
@@ -358,7 +375,7 @@ export function protectedOrigins(po, extraOrigins = []) {
     return asStandard(scheme, input);
   }
 
-  const url = (text) => judge(String(text), 0);
+  const url = (input) => judge(asText('url', input), 0);
 
   const inherits = (text) => {
     if (text === '') return true;
@@ -369,8 +386,18 @@ export function protectedOrigins(po, extraOrigins = []) {
     return po.inheriting.includes(base) || (base === 'about:blank/' && po.inheriting.includes('about:blank'));
   };
 
-  const target = ({ url: text = '', previous = false, opener } = {}) =>
-    (inherits(text) && (previous === true || opener === 'protected' || opener === 'unknown')) || url(text);
+  const target = (t = {}) => {
+    if (t === null || typeof t !== 'object' || Array.isArray(t) || t instanceof URL) {
+      throw shape('target', 'an object { url, previous, opener }', t);
+    }
+    const { url: u = '', previous = false, opener } = t;
+    const href = asText('target: url', u);
+    if (typeof previous !== 'boolean') throw shape('target: previous', 'a boolean', previous);
+    if (opener !== undefined && !OPENERS.has(opener)) {
+      throw shape('target: opener', "'protected', 'unprotected' or 'unknown'", opener);
+    }
+    return (inherits(href) && (previous || opener === 'protected' || opener === 'unknown')) || url(href);
+  };
 
   const named = [...hosts, ...domains, ...extras.map((e) => e.host)];
   const cookieName = (d) => d !== '' && (domains.some((x) => underOrAt(d, x)) || named.some((n) => underOrAt(n, d)));
@@ -394,7 +421,7 @@ export function protectedOrigins(po, extraOrigins = []) {
   }
 
   function cookieDomain(domain) {
-    const text = String(domain);
+    const text = typeof domain === 'string' ? domain : (() => { throw shape('cookieDomain', 'a string', domain); })();
     let d = text.toLowerCase();
     if (d.startsWith('.')) d = d.slice(1);
     if (d.endsWith('.')) d = d.slice(0, -1);
@@ -416,7 +443,7 @@ export function protectedOrigins(po, extraOrigins = []) {
   }
 
   function storageKey(key) {
-    const [origin, ...parts] = String(key).split('^');
+    const [origin, ...parts] = asText('storageKey', key).split('^');
     if (url(origin)) return true;
     const site = parts.find((p) => p.startsWith('0'));
     return site !== undefined && url(site.slice(1));

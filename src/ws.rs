@@ -185,6 +185,25 @@ pub(super) fn connect(
     handshake_write_timeout: Option<Duration>,
     max: usize,
 ) -> Result<(WebSocket<ReadHalf>, TcpStream), ConnectError> {
+    connect_as(url, None, timeout, handshake_write_timeout, max)
+}
+
+/// [`connect`], the handshake sending `Origin: <origin>` when given (as a web page's
+/// WebSocket would: the proxy asks whether the browser lets pages in).
+pub(super) fn connect_as(
+    url: &str,
+    origin: Option<&str>,
+    timeout: Duration,
+    handshake_write_timeout: Option<Duration>,
+    max: usize,
+) -> Result<(WebSocket<ReadHalf>, TcpStream), ConnectError> {
+    use tungstenite::client::IntoClientRequest;
+    let handshake = |e: &dyn std::fmt::Display| ConnectError::Handshake(e.to_string());
+    let mut request = url.into_client_request().map_err(|e| handshake(&e))?;
+    if let Some(origin) = origin {
+        let value = tungstenite::http::HeaderValue::from_str(origin).map_err(|e| handshake(&e))?;
+        request.headers_mut().insert("Origin", value);
+    }
     let (host, port) = split_url(url, "ws", 80).ok_or(ConnectError::NotWs)?;
     let stream = crate::http::connect(&host, port, timeout)
         .ok_or_else(|| ConnectError::Unreachable(host.clone(), port))?;
@@ -205,8 +224,8 @@ pub(super) fn connect(
         .read_buffer_size(64 * 1024)
         .max_message_size(Some(max))
         .max_frame_size(Some(max));
-    let (mut ws, _response) = tungstenite::client::client_with_config(url, half, Some(config))
-        .map_err(|e| ConnectError::Handshake(e.to_string()))?;
+    let (mut ws, _response) = tungstenite::client::client_with_config(request, half, Some(config))
+        .map_err(|e| handshake(&e))?;
     ws.get_mut().direct = false;
     stream.set_read_timeout(None).map_err(ConnectError::Setup)?;
     Ok((ws, stream))

@@ -321,3 +321,79 @@ fn conformance_corpus_runs_an_os_given_twice_once() {
     let both = cli(&["conformance", "corpus", "--os", "linux", "--os", "darwin"]);
     assert_eq!(mixed.stdout, both.stdout);
 }
+
+#[test]
+fn list_names_each_cdp_endpoint_that_did_not_answer() {
+    // Nothing listens on port 1. `list` used to drop such an endpoint without a word.
+    let o = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args([
+            "list",
+            "--cdp",
+            "1",
+            "--cdp",
+            "ws://localhost:1/devtools/browser/x",
+        ])
+        .env("SLICC_DISCOVERY", "isolated")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--cdp 1: no CDP endpoint answered at http://127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--cdp ws://localhost:1/devtools/browser/x: no CDP endpoint answered"),
+        "{err}"
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "no browsers found\n");
+}
+
+#[test]
+fn a_guard_subcommands_help_and_usage_errors_show_that_subcommand_alone() {
+    let subs = ["fixture", "proxy", "selftest", "run", "certify"];
+    for sub in subs {
+        let help = cli(&["guard", sub, "--help"]);
+        let wrong = cli(&["guard", sub, "--no-such-option"]);
+        for (text, what) in [(&help.stdout, "--help"), (&wrong.stderr, "usage error")] {
+            let text = String::from_utf8_lossy(text);
+            assert!(
+                text.contains(&format!("usage: slicc-browsers guard {sub} ")),
+                "guard {sub} {what}: {text}"
+            );
+            for other in subs.iter().filter(|o| **o != sub) {
+                assert!(
+                    !text.contains(&format!("  guard {other} ")),
+                    "guard {sub} {what} shows guard {other} too: {text}"
+                );
+            }
+        }
+    }
+    // `guard --help` still lists them all.
+    let all = String::from_utf8_lossy(&cli(&["guard", "--help"]).stdout).to_string();
+    assert!(
+        subs.iter().all(|s| all.contains(&format!("  guard {s} "))),
+        "{all}"
+    );
+}
+
+#[test]
+fn listen_says_it_wants_host_and_port() {
+    // It used to say only "invalid socket address".
+    for bad in ["8931", "127.0.0.1", ":8931", "127.0.0.1:port"] {
+        let o = cli(&[
+            "guard",
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--listen",
+            bad,
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains(&format!("--listen {bad:?}: expected HOST:PORT")),
+            "{bad}: {err}"
+        );
+    }
+}

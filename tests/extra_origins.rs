@@ -164,3 +164,37 @@ fn unparsable_origins_carry_the_parsers_message() {
         assert!(seven_sites(cat, &[input]).is_err());
     }
 }
+
+/// Discovery marks seven tabs by the extra origins as `Origin::parse_extra` reads them, as the
+/// matcher does: `http://0x7f.1:5710` is `http://127.0.0.1:5710`, and a value with user info
+/// is no origin. It used to read them with the lenient `Origin::parse` (the opposite answers).
+#[test]
+fn discovery_reads_extra_origins_as_the_matcher_does() {
+    use slicc_browsers::catalog::Os;
+    use slicc_browsers::discovery::{discover, FakeHost, Options, Sources};
+    const VERSION: &str = r#"{"Browser":"Chrome/156.0.8078.114","Protocol-Version":"1.3","User-Agent":"Mozilla/5.0 Chrome/156.0.0.0","webSocketDebuggerUrl":"ws://127.0.0.1:5123/devtools/browser/abc"}"#;
+    const LIST: &str =
+        r#"[{"id":"T1","type":"page","url":"http://127.0.0.1:5710/app","title":"seven"}]"#;
+    let tabs = |origin: &str| {
+        let mut host = FakeHost::new(Os::Linux, "/home/u");
+        host.add_server("127.0.0.1:5123", Some(VERSION), Some(LIST));
+        let mut options = Options::new(Os::Linux);
+        options.sources = Sources {
+            flag: true,
+            ..Sources::NONE
+        };
+        options.cdp = vec!["5123".into()];
+        options.origins = vec![origin.into()];
+        let out = discover(&host, &options);
+        let endpoint = out.entries[0]
+            .endpoint
+            .clone()
+            .expect("the endpoint is listed");
+        endpoint.seven_tabs.len()
+    };
+    assert_eq!(tabs("http://127.0.0.1:5710"), 1);
+    assert_eq!(tabs("http://0x7f.1:5710"), 1, "the URL Standard's host");
+    assert_eq!(tabs("http://LOCALHOST.:5710"), 0, "another host");
+    assert_eq!(tabs("http://user@127.0.0.1:5710"), 0, "not an origin");
+    assert_eq!(tabs("http://127.0.0.1:5710/app"), 0, "not an origin");
+}

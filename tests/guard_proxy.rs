@@ -385,3 +385,48 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
     // The proxy still serves after all that.
     assert!(guarded.send("Target.getTargets", json!({}), None).is_ok());
 }
+
+/// `/json/list` is judged with the proxy's own policy settings: a tab on the browser's DevTools
+/// endpoint (which the proxy's policy counts as browser-internal) is left out of it as it is
+/// left out of `Target.getTargets`. It used to be judged by a policy with the default settings
+/// (no DevTools endpoint, no protected paths) and listed such a tab.
+#[test]
+fn json_list_hides_what_the_proxys_own_policy_hides() {
+    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
+    let Some(browser) = chromium(fixture.port()) else {
+        return;
+    };
+    let upstream = browser.http_url();
+    let proxy = Proxy::start(ProxyOptions::new(&upstream)).expect("the proxy starts");
+    let addr = proxy.addr().to_string();
+    let tag = format!("d{}", std::process::id());
+    let direct = client(&upstream);
+    // A tab on the DevTools endpoint itself, and an ordinary one beside it.
+    let devtools_tab = format!("{upstream}/json/version?{tag}");
+    direct
+        .send("Target.createTarget", json!({"url": devtools_tab}), None)
+        .unwrap();
+    direct
+        .send(
+            "Target.createTarget",
+            json!({"url": format!("http://ordinary.test/doc?n=beside-{tag}")}),
+            None,
+        )
+        .unwrap();
+    assert!(logged(
+        &fixture,
+        &format!("beside-{tag}"),
+        Duration::from_secs(20)
+    ));
+    // Straight from Chromium the tab is there (the test is not vacuous).
+    let (_, all) = http_get(&upstream["http://".len()..], "/json/list");
+    assert!(all.contains(&format!("?{tag}")), "{all}");
+    // Through the proxy: hidden from CDP clients and from /json/list alike.
+    let guarded = client(&proxy.endpoint());
+    let list = guarded.send("Target.getTargets", json!({}), None).unwrap();
+    assert!(!list.to_string().contains(&format!("?{tag}")), "{list}");
+    let (status, body) = http_get(&addr, "/json/list");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(&format!("beside-{tag}")), "{body}");
+    assert!(!body.contains(&format!("?{tag}")), "{body}");
+}

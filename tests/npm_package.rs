@@ -148,3 +148,71 @@ console.log(JSON.stringify(cases.map((c) => {
     // Both accept and refuse something (the list is not vacuous).
     assert!(crate_accepts.contains(&true) && crate_accepts.contains(&false));
 }
+
+/// `protected.mjs` throws a TypeError for an argument of the wrong shape instead of answering
+/// for it: `target('https://…')` (a string where an object belongs) used to return `false`,
+/// `url(undefined)` judged the text "undefined".
+#[test]
+fn protected_mjs_throws_a_type_error_for_arguments_of_the_wrong_shape() {
+    if needs::missing("node", runs("node")) {
+        return;
+    }
+    let script = r#"
+import { readFileSync } from 'node:fs';
+import { protectedOrigins } from './protected.mjs';
+const po = JSON.parse(readFileSync('catalog.json', 'utf8')).protectedOrigins;
+const m = protectedOrigins(po, ['http://127.0.0.1:5710']);
+const calls = {
+  'target(string)': () => m.target('https://seven.sliccy.ai/'),
+  'target(null)': () => m.target(null),
+  'target(array)': () => m.target(['https://seven.sliccy.ai/']),
+  'target(url: number)': () => m.target({ url: 1 }),
+  'target(previous: string)': () => m.target({ url: 'about:blank', previous: 'yes' }),
+  'target(opener: unknown word)': () => m.target({ url: 'about:blank', opener: 'parent' }),
+  'url(undefined)': () => m.url(undefined),
+  'url(object)': () => m.url({ href: 'https://seven.sliccy.ai/' }),
+  'cookieDomain(null)': () => m.cookieDomain(null),
+  'storageKey(number)': () => m.storageKey(5),
+  'protectedOrigins(no catalog)': () => protectedOrigins(undefined),
+  'protectedOrigins(extra origins as a string)': () => protectedOrigins(po, 'http://127.0.0.1:5710'),
+};
+const out = {};
+for (const [name, call] of Object.entries(calls)) {
+  try { out[name] = `returned ${call()}`; }
+  catch (e) { out[name] = e instanceof TypeError ? `TypeError: ${e.message}` : `threw ${e}`; }
+}
+// The right shapes still answer.
+out.ok = [
+  m.url('https://seven.sliccy.ai/'), m.url(new URL('https://seven.sliccy.ai/')),
+  m.target({ url: 'https://seven.sliccy.ai/' }), m.target({ url: 'about:blank', previous: true }),
+  m.target({ url: 'about:blank', opener: 'unprotected' }), m.target({}),
+  m.cookieDomain('.sliccy.ai'), m.storageKey('https://example.test^0https://seven.sliccy.ai'),
+];
+console.log(JSON.stringify(out));
+"#;
+    let out = Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let answers: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let map = answers.as_object().unwrap();
+    for (name, answer) in map.iter().filter(|(k, _)| *k != "ok") {
+        let answer = answer.as_str().unwrap();
+        assert!(answer.starts_with("TypeError: "), "{name}: {answer}");
+        assert!(
+            answer.contains("expected"),
+            "{name}: says what it expected: {answer}"
+        );
+    }
+    assert_eq!(map.len(), 13);
+    assert_eq!(
+        answers["ok"],
+        serde_json::json!([true, true, true, true, false, false, true, true])
+    );
+}

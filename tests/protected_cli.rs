@@ -202,3 +202,43 @@ fn json_lines_answers_each_url_before_the_next_is_written() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn check_refuses_what_is_not_an_absolute_url_and_reads_a_bare_host_as_https() {
+    // These used to print `allowed` and exit 0: an answer for something that is no URL.
+    for bad in ["not a url", "", " ", "/path/only", "//", "http://"] {
+        let o = cli(&["check", "https://example.test/", bad], "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(
+            o.stdout.is_empty(),
+            "nothing judged before the error: {bad:?}"
+        );
+        assert!(
+            err.contains("not an absolute URL") && err.contains("https://"),
+            "says what it expected: {err}"
+        );
+    }
+    // A bare host (and port) is judged as https://<host>/, and said so.
+    for (bare, judged) in [
+        ("seven.sliccy.ai", "https://seven.sliccy.ai/"),
+        ("Seven.Sliccy.AI/x?y", "https://seven.sliccy.ai/x?y"),
+        ("seven.sliccy.ai:443", "https://seven.sliccy.ai/"),
+    ] {
+        let o = cli(&["check", bare], "");
+        assert_eq!(o.status.code(), Some(1), "{bare}: protected");
+        assert!(
+            stdout(&o).starts_with(&format!("protected  {judged}  (")),
+            "{}",
+            stdout(&o)
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("judged as {judged}")), "{err}");
+    }
+    let o = cli(&["check", "localhost:5710"], "");
+    assert_eq!(stdout(&o), "allowed    https://localhost:5710/\n");
+    // An absolute URL of any scheme is judged as it is.
+    let o = cli(&["check", "about:blank"], "");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty());
+}

@@ -173,3 +173,36 @@ fn command_line_reports_and_fails() {
         "{out}"
     );
 }
+
+/// One wrong type in the catalog is one problem, at the fault's own line and column: it used to
+/// be 61, 58 of them one line repeated for every corpus case (`min-chromium`), and a typed-parse
+/// error whose line was of the catalog re-serialised on one line.
+#[test]
+fn one_wrong_type_is_one_problem_at_its_place() {
+    let dir = common::copy_of_crate_files();
+    common::edit_json(dir.path(), "catalog.json", |c| {
+        c["minChromiumMajor"] = "140".into()
+    });
+    let text = std::fs::read_to_string(dir.path().join("catalog.json")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("\"minChromiumMajor\""))
+        .unwrap()
+        + 1;
+    let column = text.lines().nth(line - 1).unwrap().find("\"140\"").unwrap() + 1;
+    let o = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .arg("validate")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "one problem and the count: {out}");
+    assert!(
+        lines[0].starts_with("catalog.json: /minChromiumMajor: [schema]")
+            && lines[0].ends_with(&format!("(line {line}, column {column})")),
+        "{out}"
+    );
+    assert!(lines[1].starts_with("1 problem(s)"), "{out}");
+}

@@ -30,7 +30,7 @@ pub use browser::{Browser, LinuxBrowser, MacosBrowser, WindowsBrowser};
 pub use enums::{Channel, Engine, Os};
 #[cfg(feature = "protected")]
 pub(crate) use origin::default_port;
-#[cfg(any(feature = "protected", feature = "launch"))]
+#[cfg(any(feature = "protected", feature = "discovery"))]
 pub use origin::NotAnOrigin;
 pub use origin::{split_host_port, Origin};
 pub use paths::{home_dir, join_path, six_path_key, Env};

@@ -76,7 +76,7 @@ pub(crate) fn default_port(scheme: &str) -> Option<u16> {
 }
 
 /// Why a text is not an extra origin ([`Origin::parse_extra`]); its `Display` is the message.
-#[cfg(any(feature = "protected", feature = "launch"))]
+#[cfg(any(feature = "protected", feature = "discovery"))]
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NotAnOrigin {
@@ -90,7 +90,7 @@ pub enum NotAnOrigin {
     PathQueryOrFragment,
 }
 
-#[cfg(any(feature = "protected", feature = "launch"))]
+#[cfg(any(feature = "protected", feature = "discovery"))]
 impl fmt::Display for NotAnOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -104,7 +104,7 @@ impl fmt::Display for NotAnOrigin {
     }
 }
 
-#[cfg(any(feature = "protected", feature = "launch"))]
+#[cfg(any(feature = "protected", feature = "discovery"))]
 impl std::error::Error for NotAnOrigin {}
 
 impl Origin {
@@ -131,7 +131,7 @@ impl Origin {
     /// assert_eq!(Origin::parse_extra("http://127.0.0.1:5710/app"), Err(NotAnOrigin::PathQueryOrFragment));
     /// assert_eq!(Origin::parse_extra("localhost:5710"), Err(NotAnOrigin::NoHost));
     /// ```
-    #[cfg(any(feature = "protected", feature = "launch"))]
+    #[cfg(any(feature = "protected", feature = "discovery"))]
     pub fn parse_extra(text: &str) -> Result<Origin, NotAnOrigin> {
         let url =
             url::Url::parse(text.trim()).map_err(|e| NotAnOrigin::Unparsable(e.to_string()))?;

@@ -172,15 +172,7 @@ impl Found {
     }
 }
 
-/// The path of a websocket URL: from the first `/` after the authority, without query or
-/// fragment; `None` when there is no authority.
-pub(crate) fn ws_path(url: &str) -> Option<&str> {
-    let rest = &url[url.find("://")? + 3..];
-    let start = rest.find('/')?;
-    let path = &rest[start..];
-    let end = path.find(['?', '#']).unwrap_or(path.len());
-    Some(&path[..end])
-}
+pub(crate) use crate::http::ws_path;
 
 /// Checks a candidate against its `/json/version` answer; `None` drops it.
 pub(crate) fn check(candidate: Candidate, answer: &Answer) -> Option<Found> {
@@ -226,16 +218,6 @@ pub(crate) fn check(candidate: Candidate, answer: &Answer) -> Option<Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ws_path_takes_the_path_without_query() {
-        assert_eq!(
-            ws_path("ws://127.0.0.1:5000/devtools/browser/x?y#z"),
-            Some("/devtools/browser/x")
-        );
-        assert_eq!(ws_path("ws://127.0.0.1:5000"), None);
-        assert_eq!(ws_path("not a url"), None);
-    }
 
     #[test]
     fn answers_are_classified() {

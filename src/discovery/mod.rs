@@ -136,7 +136,8 @@ pub struct Options {
     pub os: Os,
     /// `--cdp` URLs, in the order given.
     pub cdp: Vec<String>,
-    /// Extra seven origins.
+    /// Extra seven origins, each read by [`Origin::parse_extra`](crate::catalog::Origin::parse_extra)
+    /// (as the protected-origin matcher reads them); one it refuses marks no tab.
     pub origins: Vec<String>,
     /// Ports probed on 127.0.0.1 (the catalog's `discovery.probePorts` by default).
     pub probe_ports: Vec<u16>,
@@ -277,6 +278,14 @@ pub fn discover_with(catalog: &Catalog, host: &dyn Host, options: &Options) -> O
             limit: LIST_LIMIT,
         })
         .collect();
+    // The extra origins as the matcher reads them (`Origin::parse_extra`: the URL Standard's
+    // host, so `http://0x7f.1:5710` is `http://127.0.0.1:5710`); one it refuses marks nothing.
+    let extra_origins: Vec<String> = options
+        .origins
+        .iter()
+        .filter_map(|o| crate::catalog::Origin::parse_extra(o).ok())
+        .map(|o| o.to_string())
+        .collect();
     let mut list_answers = host.http_get_all(&lists).into_iter();
     let endpoints = merged
         .iter()
@@ -285,7 +294,7 @@ pub fn discover_with(catalog: &Catalog, host: &dyn Host, options: &Options) -> O
                 Vec::new()
             } else {
                 let list = list_answers.next().unwrap_or(Http::Refused);
-                merge::seven_tabs(catalog, &list, &options.origins)
+                merge::seven_tabs(catalog, &list, &extra_origins)
             };
             merge::describe(catalog, m, tabs)
         })

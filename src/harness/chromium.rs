@@ -6,9 +6,9 @@
 //! 1.x paths.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ExitStatus};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -166,10 +166,29 @@ impl Chromium {
             NEXT.fetch_add(1, Ordering::Relaxed),
             drive::now_ms()
         ));
-        std::fs::create_dir_all(&dir).map_err(|source| ChromiumError::ProfileDir {
-            dir: dir.clone(),
-            source,
-        })?;
+        // Made and registered under the lock, so that an interrupt ([`kill_launched`]) either
+        // sees the folder or stops its making: none outlives the run.
+        {
+            let mut launched = crate::sys::lock(&LAUNCHED);
+            if STOPPING.load(Ordering::SeqCst) {
+                return Err(ChromiumError::ProfileDir {
+                    dir,
+                    source: io::Error::new(io::ErrorKind::Interrupted, "the run is being stopped"),
+                });
+            }
+            std::fs::create_dir_all(&dir).map_err(|source| ChromiumError::ProfileDir {
+                dir: dir.clone(),
+                source,
+            })?;
+            launched.push((0, dir.clone()));
+        }
+        // From here on, dropping it (on any error below) removes the folder.
+        let mut browser = Chromium {
+            child: None,
+            dir,
+            ws_url: String::new(),
+        };
+        let dir = browser.dir.clone();
         let rules = hosts
             .iter()
             .map(|h| format!("MAP {h} 127.0.0.1:{port}"))
@@ -212,14 +231,20 @@ impl Chromium {
         // download that lands after a client let go of the browser (Chromium then goes back
         // to its default, `~/Downloads` on Linux) would be written there.
         let home = dir.join("home");
-        std::fs::create_dir_all(&home).map_err(|source| ChromiumError::ProfileDir {
-            dir: home.clone(),
-            source,
-        })?;
+        // And a temporary folder of its own: Chromium makes its singleton socket's folder
+        // (`org.chromium.Chromium.*`) there, which a killed browser leaves behind.
+        let tmp = dir.join("tmp");
+        for made in [&home, &tmp] {
+            std::fs::create_dir_all(made).map_err(|source| ChromiumError::ProfileDir {
+                dir: made.clone(),
+                source,
+            })?;
+        }
         let mut command = std::process::Command::new(program);
         command
             .args(&argv)
             .env("HOME", &home)
+            .env("TMPDIR", &tmp)
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("XDG_CACHE_HOME")
             .env_remove("XDG_DATA_HOME")
@@ -237,12 +262,25 @@ impl Chromium {
             program: program.to_string(),
             source,
         })?;
-        crate::sys::lock(&LAUNCHED).push((child.id(), dir.clone()));
-        let mut browser = Chromium {
-            child: Some(child),
-            dir,
-            ws_url: String::new(),
+        let pid = child.id();
+        browser.child = Some(child);
+        let interrupted = match crate::sys::lock(&LAUNCHED)
+            .iter_mut()
+            .find(|(_, d)| *d == dir)
+        {
+            Some(entry) => {
+                entry.0 = pid;
+                false
+            }
+            None => true,
         };
+        if interrupted {
+            // Stopped meanwhile: dropping `browser` kills this one and removes its folder.
+            return Err(ChromiumError::ProfileDir {
+                dir,
+                source: io::Error::new(io::ErrorKind::Interrupted, "the run is being stopped"),
+            });
+        }
         browser.ws_url = browser.wait_for_cdp(program, Duration::from_secs(30))?;
         Ok(browser)
     }
@@ -299,20 +337,35 @@ impl Chromium {
     /// Kills the browser's process group and removes its profile (what drop does).
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
-            crate::sys::lock(&LAUNCHED).retain(|(pid, _)| *pid != child.id());
             kill_group(child.id());
             let _ = child.kill();
             let _ = child.wait();
         }
         if !self.dir.as_os_str().is_empty() {
-            let _ = std::fs::remove_dir_all(&self.dir);
+            crate::sys::lock(&LAUNCHED).retain(|(_, dir)| *dir != self.dir);
+            remove_profile(&self.dir);
         }
     }
 }
 
-/// The browsers [`Chromium::launch`] started and nothing has killed yet: process group and
-/// profile dir.
+/// The browsers [`Chromium::launch`] started and nothing has killed yet: process group (0 while
+/// the browser is being started) and profile dir.
 static LAUNCHED: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
+
+/// Set by [`kill_launched`]: no new profile is made after it.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Removes a profile folder, trying again for up to a second: the processes of a browser just
+/// killed can still be writing into it, so one pass can leave a file (and the folder) behind.
+fn remove_profile(dir: &Path) {
+    for _ in 0..20 {
+        let _ = std::fs::remove_dir_all(dir);
+        if !dir.exists() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
 
 /// Kills the process group `pid` leads: a browser started with `process_group(0)`, so its
 /// renderers and zygotes go with it.
@@ -334,12 +387,18 @@ fn kill_group(pid: u32) {
 /// on a signal (Ctrl-C), where no destructor runs: each browser leads its own process group,
 /// so the terminal's interrupt does not reach it.
 pub fn kill_launched() -> usize {
-    let launched = std::mem::take(&mut *crate::sys::lock(&LAUNCHED));
-    for (pid, dir) in &launched {
+    let launched = {
+        let mut list = crate::sys::lock(&LAUNCHED);
+        STOPPING.store(true, Ordering::SeqCst);
+        std::mem::take(&mut *list)
+    };
+    for (pid, _) in &launched {
         kill_group(*pid);
-        let _ = std::fs::remove_dir_all(dir);
     }
-    launched.len()
+    for (_, dir) in &launched {
+        remove_profile(dir);
+    }
+    launched.iter().filter(|(pid, _)| *pid != 0).count()
 }
 
 impl Drop for Chromium {

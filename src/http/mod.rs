@@ -9,9 +9,12 @@
 //! and [`discovery::Http`](crate::discovery::Http); the client (`get`, `connect`) is
 //! crate-private and not on `wasm32-wasip1`.
 //!
-//! HTTP/1.x heads, requests and responses, are parsed in one place, [`head`] (on `httparse`):
+//! HTTP/1.x heads, requests and responses, are parsed in one place, [`head`] (on `httparse`),
+//! and chunked bodies decoded in one, [`chunked`]:
 //! this client's responses, the stand-in fixture's requests and `guard proxy`'s requests.
 
+#[cfg(not(target_os = "wasi"))]
+pub(crate) mod chunked;
 #[cfg(not(target_os = "wasi"))]
 pub(crate) mod head;
 
@@ -49,6 +52,18 @@ pub enum Http {
         /// The body, at most the request's limit.
         body: Vec<u8>,
     },
+}
+
+/// The path of a WebSocket URL (`ws://host:port/devtools/browser/<id>`): from the first `/`
+/// after the authority, without query or fragment; `None` when there is no `scheme://` or no
+/// path. The one reading of it: discovery and launch compare it with a DevToolsActivePort's
+/// path.
+#[cfg(feature = "discovery")]
+pub(crate) fn ws_path(url: &str) -> Option<&str> {
+    let rest = &url[url.find("://")? + 3..];
+    let rest = &rest[..rest.find(['?', '#']).unwrap_or(rest.len())];
+    let start = rest.find('/')?;
+    Some(&rest[start..])
 }
 
 /// `host:port`, with brackets around an IPv6 host.
@@ -252,11 +267,16 @@ fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
         .any(|(n, v)| n == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked"));
     let rest = &buf[head.len..];
     let body = if chunked {
-        match dechunk(rest, limit) {
-            Some(Ok(body)) => body,
-            Some(Err(())) => return Some(Err(())),
-            None if eof => return Some(Err(())),
-            None => return None,
+        let limits = chunked::ChunkLimits {
+            body: limit,
+            trailers: HEADER_LIMIT,
+        };
+        let mut body = Vec::new();
+        match chunked::decode(rest, &limits, Some(&mut body)) {
+            Ok(Some(_)) => body,
+            Err(_) => return Some(Err(())),
+            Ok(None) if eof => return Some(Err(())),
+            Ok(None) => return None,
         }
     } else if let Some(n) = length {
         if n > limit {
@@ -280,40 +300,25 @@ fn parse(buf: &[u8], limit: usize, eof: bool) -> Option<Result<Http, ()>> {
     }))
 }
 
-#[cfg(not(target_os = "wasi"))]
-/// Decodes a chunked body: `None` while incomplete.
-fn dechunk(mut data: &[u8], limit: usize) -> Option<Result<Vec<u8>, ()>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = data.windows(2).position(|w| w == b"\r\n")?;
-        let Ok(size_text) = std::str::from_utf8(&data[..line_end]) else {
-            return Some(Err(()));
-        };
-        let size_text = size_text.split(';').next().unwrap_or_default().trim();
-        let Ok(size) = usize::from_str_radix(size_text, 16) else {
-            return Some(Err(()));
-        };
-        if size > limit || body.len() + size > limit {
-            return Some(Err(()));
-        }
-        data = &data[line_end + 2..];
-        if size == 0 {
-            return Some(Ok(body));
-        }
-        if data.len() < size + 2 {
-            return None;
-        }
-        body.extend_from_slice(&data[..size]);
-        data = &data[size + 2..];
-    }
-}
-
 #[cfg(all(test, not(target_os = "wasi")))]
 mod tests {
     use super::*;
 
     fn ok(buf: &[u8], eof: bool) -> Option<Result<Http, ()>> {
         parse(buf, 1000, eof)
+    }
+
+    #[test]
+    #[cfg(feature = "discovery")]
+    fn ws_path_takes_the_path_without_query() {
+        assert_eq!(
+            ws_path("ws://127.0.0.1:5000/devtools/browser/x?y#z"),
+            Some("/devtools/browser/x")
+        );
+        assert_eq!(ws_path("ws://127.0.0.1:5000"), None);
+        // A `/` in the query is not a path.
+        assert_eq!(ws_path("ws://127.0.0.1:5000?a/b"), None);
+        assert_eq!(ws_path("not a url"), None);
     }
 
     #[test]

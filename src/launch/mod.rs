@@ -41,6 +41,6 @@ pub use profiles::{is_six_dir, SevenProfile, SixProfile};
 #[cfg(not(target_os = "wasi"))]
 pub use spawn::{
     choose_here, electron_args_here, find_executable, find_installed, get_json, launch,
-    listed_entry, live_endpoint, path_exists, port_is_free, running_as_root, spawn, system_env,
-    system_home, wait_for_endpoint, LaunchRequest, Launched,
+    listed_entry, live_endpoint, path_exists, port_is_free, running_as_root, spawn, spawn_logged,
+    system_env, system_home, wait_for_endpoint, LaunchRequest, Launched, LAUNCH_LOG,
 };

@@ -100,6 +100,27 @@ pub fn electron_args_here(
 /// discarded, and on Unix in a process group of its own, so a Ctrl-C aimed at the caller does
 /// not reach the browser.
 pub fn spawn(command: &[String]) -> Result<Child, Error> {
+    spawn_with(command, Stdio::null(), Stdio::null())
+}
+
+/// The file in a launched browser's profile that holds what it wrote to its standard output
+/// and error (new at each launch): a browser that exits before serving CDP says why there
+/// (`Missing X server or $DISPLAY`), and the launch error quotes its last lines.
+pub const LAUNCH_LOG: &str = "slicc-launch.log";
+
+/// [`spawn`], with the browser's standard output and error written to the file `log`
+/// (created, or emptied first).
+pub fn spawn_logged(command: &[String], log: &Path) -> Result<Child, Error> {
+    let file = std::fs::File::create(log)
+        .map_err(|e| Error::io(log.display().to_string(), "create", &e))?;
+    let copy = file
+        .try_clone()
+        .map_err(|e| Error::io(log.display().to_string(), "open", &e))?;
+    spawn_with(command, Stdio::from(file), Stdio::from(copy))
+}
+
+/// Starts `command` detached (see [`spawn`]) with the given standard output and error.
+fn spawn_with(command: &[String], stdout: Stdio, stderr: Stdio) -> Result<Child, Error> {
     let Some((program, args)) = command.split_first() else {
         return Err(Error::Spawn {
             program: String::new(),
@@ -109,8 +130,8 @@ pub fn spawn(command: &[String]) -> Result<Child, Error> {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stdout(stdout)
+        .stderr(stderr);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
@@ -134,7 +155,7 @@ pub fn live_endpoint(
     let file = ActivePort::parse(&text)?;
     let version = get_json(file.port, "/json/version", timeout).ok()?;
     let ws = version.get("webSocketDebuggerUrl")?.as_str()?;
-    (websocket_path(ws) == Some(file.path.as_str())).then_some((file, version))
+    (crate::http::ws_path(ws) == Some(file.path.as_str())).then_some((file, version))
 }
 
 /// Waits until the browser in `profile_dir` serves CDP: its DevToolsActivePort is written and
@@ -152,12 +173,24 @@ pub fn wait_for_endpoint(
             return Ok(found);
         }
         if let Ok(Some(status)) = child.try_wait() {
+            // The browser's own words first: they name the cause (no display, a locked
+            // profile, a bad flag); without any, the likeliest one.
+            let said = last_lines(&profile_dir.join(LAUNCH_LOG), 8);
+            let message = if said.is_empty() {
+                format!(
+                    "exited ({status}) before serving CDP, saying nothing; another browser may \
+                     already run in {}",
+                    profile_dir.display()
+                )
+            } else {
+                format!(
+                    "exited ({status}) before serving CDP; its last words:\n  {}",
+                    said.join("\n  ")
+                )
+            };
             return Err(Error::Spawn {
                 program: format!("browser pid {}", child.id()),
-                message: format!(
-                    "exited ({status}) before serving CDP; another browser may already run in {}",
-                    profile_dir.display()
-                ),
+                message,
             });
         }
         if start.elapsed() >= timeout {
@@ -168,6 +201,27 @@ pub fn wait_for_endpoint(
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The last `n` lines of `file` that are not blank, control characters escaped (a browser's
+/// output is not the terminal's to interpret); empty when it cannot be read.
+fn last_lines(file: &Path, n: usize) -> Vec<String> {
+    let bytes = std::fs::read(file).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<String> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            l.chars()
+                .map(|c| match c.is_control() {
+                    true => c.escape_default().to_string(),
+                    false => c.to_string(),
+                })
+                .collect::<String>()
+        })
+        .collect();
+    lines[lines.len().saturating_sub(n)..].to_vec()
 }
 
 /// The most a DevTools answer may hold: far more than any `/json/version` or `/json/list`.
@@ -188,12 +242,6 @@ pub fn get_json(port: u16, path: &str, timeout: Duration) -> Result<Value, Error
         limit: MAX_RESPONSE,
     };
     crate::http::get_json(&request, timeout).map_err(|e| fail(e.to_string()))
-}
-
-/// The path of a `ws://host:port/path` URL.
-fn websocket_path(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    rest.find('/').map(|i| &rest[i..])
 }
 
 /// A launch for seven on this machine: which browser, which profile, and how.
@@ -291,7 +339,7 @@ pub fn launch(catalog: &Catalog, request: &LaunchRequest) -> Result<Launched, Er
     }
     let argv = chromium_args(catalog, profile.dir(), &request.options)?;
     let command = executable.command(&argv);
-    let mut child = spawn(&command)?;
+    let mut child = spawn_logged(&command, &dir.join(LAUNCH_LOG))?;
     match wait_for_endpoint(catalog, dir, &mut child, request.timeout) {
         Ok((active_port, version)) => Ok(Launched {
             executable,

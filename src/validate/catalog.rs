@@ -15,6 +15,13 @@ const BUNDLE_IDS: (&str, &str) = ("unique-bundle-ids", "bundle id");
 /// browser; rising tiers in the ranges output schema 1 allows; patterns that compile; known
 /// `{placeholders}`; and that the typed catalog parses it.
 pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
+    let mut out = static_rules(file, catalog);
+    out.extend(typed_rules(file, &catalog.to_string(), true));
+    out
+}
+
+/// [`catalog_rules`] but the typed catalog's.
+pub(super) fn static_rules(file: &str, catalog: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
     let mut problem = |path: String, rule: &str, message: String| {
         out.push(Problem::new(file, path, rule, message));
@@ -198,13 +205,22 @@ pub fn catalog_rules(file: &str, catalog: &Value) -> Vec<Problem> {
         }
     }
 
-    // The typed catalog reads it, and compiles its patterns.
-    let typed =
-        crate::catalog::Catalog::parse(&catalog.to_string()).and_then(|c| c.check_patterns());
-    if let Err(e) = typed {
-        out.push(Problem::new(file, "", "typed", e.to_string()));
-    }
     out
+}
+
+/// That the typed catalog reads `text` (the contents of `file`) and compiles its patterns.
+/// With `shape_errors` false, a text whose shape the types do not read is not reported (the
+/// schema's problems already name that fault, with its place); its patterns are then not
+/// checked either.
+pub(super) fn typed_rules(file: &str, text: &str, shape_errors: bool) -> Vec<Problem> {
+    match crate::catalog::Catalog::parse(text) {
+        Ok(typed) => match typed.check_patterns() {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![Problem::new(file, "", "typed", e.to_string())],
+        },
+        Err(crate::Error::Json { .. }) if !shape_errors => Vec::new(),
+        Err(e) => vec![Problem::new(file, "", "typed", e.to_string())],
+    }
 }
 
 /// Records `value`, found at `here`, in `seen`; when an earlier place already holds it, a

@@ -15,6 +15,7 @@ mod catalog;
 mod corpus;
 mod corpus_case;
 mod guard;
+mod locate;
 mod protected;
 
 pub use catalog::catalog_rules;
@@ -120,26 +121,35 @@ pub fn validate_dir(dir: &Path) -> Vec<Problem> {
 
 /// [`validate_dir`], with the warnings too: the rules of this crate's own that the spec does
 /// not state (`slicc-browsers validate --strict`).
+///
+/// Each problem at a place in a file read here (catalog.json, protected.json,
+/// guard-vectors.json) ends with that place's line and column, and a fault is reported once: the
+/// typed catalog's parse error is left out when the schema already names the fault, and the
+/// corpus rules that compare a case with the catalog skip a catalog value of the wrong type.
 pub fn validate_dir_strict(dir: &Path) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let Some(catalog) = read_json(dir, "catalog.json", &mut problems) else {
+    let Some((catalog_text, catalog)) = read_text_json(dir, "catalog.json", &mut problems) else {
         return problems;
     };
-    problems.extend(check_schema(
-        dir,
+    let mut texts = vec![("catalog.json", catalog_text)];
+    let schema = check_schema(dir, "catalog.json", "catalog.schema.json", &catalog);
+    let schema_clean = schema.is_empty();
+    problems.extend(schema);
+    problems.extend(catalog::static_rules("catalog.json", &catalog));
+    problems.extend(catalog::typed_rules(
         "catalog.json",
-        "catalog.schema.json",
-        &catalog,
+        &texts[0].1,
+        schema_clean,
     ));
-    problems.extend(catalog_rules("catalog.json", &catalog));
     problems.extend(corpus_rules(dir, &catalog));
     if dir.join(guard::FILE).exists() {
-        if let Some(vectors) = read_json(dir, guard::FILE, &mut problems) {
+        if let Some((text, vectors)) = read_text_json(dir, guard::FILE, &mut problems) {
             problems.extend(guard_problems(dir, &vectors));
+            texts.push((guard::FILE, text));
         }
     }
     if dir.join("protected.json").exists() {
-        if let Some(vectors) = read_json(dir, "protected.json", &mut problems) {
+        if let Some((text, vectors)) = read_text_json(dir, "protected.json", &mut problems) {
             problems.extend(check_schema(
                 dir,
                 "protected.json",
@@ -147,6 +157,19 @@ pub fn validate_dir_strict(dir: &Path) -> Vec<Problem> {
                 &vectors,
             ));
             problems.extend(protected_rules("protected.json", &catalog, &vectors));
+            texts.push(("protected.json", text));
+        }
+    }
+    for p in &mut problems {
+        let Some((_, text)) = texts.iter().find(|(file, _)| *file == p.file) else {
+            continue;
+        };
+        if p.path.is_empty() {
+            continue;
+        }
+        if let Some((line, column)) = locate::locate(text, &p.path) {
+            p.message
+                .push_str(&format!(" (line {line}, column {column})"));
         }
     }
     problems
@@ -154,6 +177,11 @@ pub fn validate_dir_strict(dir: &Path) -> Vec<Problem> {
 
 /// Reads and parses `dir/file`, recording a problem (and returning `None`) when it can't.
 pub fn read_json(dir: &Path, file: &str, problems: &mut Vec<Problem>) -> Option<Value> {
+    read_text_json(dir, file, problems).map(|(_, value)| value)
+}
+
+/// [`read_json`], with the text it was parsed from.
+fn read_text_json(dir: &Path, file: &str, problems: &mut Vec<Problem>) -> Option<(String, Value)> {
     let path = dir.join(file);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -168,7 +196,7 @@ pub fn read_json(dir: &Path, file: &str, problems: &mut Vec<Problem>) -> Option<
         }
     };
     match serde_json::from_str(&text) {
-        Ok(value) => Some(value),
+        Ok(value) => Some((text, value)),
         Err(e) => {
             problems.push(Problem::new(file, "", "json", e.to_string()));
             None

@@ -106,6 +106,14 @@ impl Args {
         }
     }
 
+    /// The next positional argument, left in place.
+    pub fn peek_positional(&self) -> Option<&str> {
+        self.rest.iter().find_map(|t| match t {
+            Token::Value(v) => Some(v.as_str()),
+            _ => None,
+        })
+    }
+
     /// Takes every remaining positional argument.
     #[allow(dead_code)]
     pub fn positionals(&mut self) -> Vec<String> {

@@ -1,4 +1,8 @@
 //! `slicc-browsers check [--origin <origin>]... <url>...` and `check --json-lines`.
+//!
+//! Each argument must be an absolute URL; one without a scheme that reads as a host (and
+//! path) is judged as `https://` that, and said so on stderr. Anything else is a usage error
+//! (exit 2) before any answer.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -33,8 +37,21 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     if urls.is_empty() {
         return crate::args::usage("check needs at least one URL (or --json-lines)".into());
     }
-    let mut any = false;
+    // Every argument is read before any answer: a mistyped one is exit 2 with nothing judged,
+    // never an `allowed` for something that is not a URL.
+    let mut judged = Vec::with_capacity(urls.len());
     for url in &urls {
+        judged.push(absolute(url)?);
+    }
+    let mut any = false;
+    for (typed, url) in urls.iter().zip(&judged) {
+        if typed != url {
+            eprintln!(
+                "check: {} has no scheme: judged as {}",
+                shown(typed),
+                shown(url)
+            );
+        }
         match matcher.explain(url) {
             Some(reason) => {
                 any = true;
@@ -48,6 +65,42 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The absolute URL `typed` names: itself when it parses as one (`https://…`, `about:blank`),
+/// `https://<typed>` when it has no scheme but reads as a host with an optional path
+/// (`seven.sliccy.ai`, `example.com/app`), else a usage error saying what was expected.
+fn absolute(typed: &str) -> Result<String, String> {
+    // `localhost:5710` parses as the scheme `localhost`; a port after the colon says it is a
+    // host and port.
+    let host_and_port = typed
+        .split_once(':')
+        .is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()));
+    match url::Url::parse(typed) {
+        Ok(_) if !host_and_port => return Ok(typed.to_string()),
+        Ok(_) | Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let bare = typed.trim();
+            let host_first = bare
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || c == '[');
+            if host_first && !bare.chars().any(char::is_whitespace) {
+                let guess = format!("https://{bare}");
+                if let Ok(parsed) = url::Url::parse(&guess) {
+                    if parsed.host().is_some() {
+                        return Ok(parsed.to_string());
+                    }
+                }
+            }
+        }
+        Err(_) => {}
+    }
+    crate::args::usage(format!(
+        "{} is not an absolute URL: expected scheme://host/path, such as \
+         https://seven.sliccy.ai/ (a bare host such as seven.sliccy.ai is read as \
+         https://seven.sliccy.ai/)",
+        serde_json::to_string(typed).unwrap_or_else(|_| typed.escape_debug().to_string())
+    ))
 }
 
 /// The URL as typed, or as a JSON string when it holds control characters.

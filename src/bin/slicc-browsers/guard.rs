@@ -33,6 +33,24 @@ pub const USAGE: &str = "\
                       unless --remote-allow-origins lists its origin (* for any) (403)
 ";
 
+/// The usage of `guard <sub>` alone, cut from `all` (the usage of every guard subcommand, each
+/// block starting with a line `  guard <sub> `): `None` when `sub` is not one of them.
+pub fn usage_of(sub: &str, all: &str) -> Option<String> {
+    let start = format!("  guard {sub} ");
+    let mut block = String::new();
+    let mut inside = false;
+    for line in all.lines() {
+        if line.starts_with("  guard ") {
+            inside = line.starts_with(&start);
+        }
+        if inside {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    (!block.is_empty()).then(|| format!("usage: slicc-browsers guard {sub} [options]\n{block}"))
+}
+
 /// Dispatches `guard <subcommand>`.
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let Some(sub) = args.next_positional() else {
@@ -108,6 +126,9 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     args.finish()?;
     let mut options = ProxyOptions::new(&upstream);
     if let Some(listen) = listen {
+        for warning in listen_warnings(&listen)? {
+            eprintln!("guard proxy: {warning}");
+        }
         options.listen = listen;
     }
     options.origins = origins;
@@ -144,6 +165,47 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     loop {
         std::thread::park();
     }
+}
+
+/// Reads `--listen HOST:PORT`: a usage error saying what it wants when it is not that, else
+/// the warnings to print: each address it names that is not loopback, where anyone who can
+/// reach it drives the browser through the proxy.
+fn listen_warnings(listen: &str) -> Result<Vec<String>, String> {
+    use std::net::ToSocketAddrs;
+    let wanted = || {
+        crate::args::usage(format!(
+            "--listen {listen:?}: expected HOST:PORT, such as 127.0.0.1:8931 (port 0 picks a \
+             free port; [::1]:0 for IPv6)"
+        ))
+    };
+    // A port alone, or a host alone, is the common slip: say the form, not the resolver's words.
+    let Some((host, port)) = listen.rsplit_once(':') else {
+        return wanted();
+    };
+    if host.is_empty() || port.parse::<u16>().is_err() {
+        return wanted();
+    }
+    let addrs: Vec<_> = match listen.to_socket_addrs() {
+        Ok(addrs) => addrs.collect(),
+        Err(e) => {
+            return crate::args::usage(format!(
+                "--listen {listen:?}: cannot resolve {host}: {e} (expected HOST:PORT, such as \
+                 127.0.0.1:8931)"
+            ))
+        }
+    };
+    Ok(addrs
+        .iter()
+        .filter(|a| !a.ip().is_loopback())
+        .map(|a| {
+            format!(
+                "warning: --listen {listen} listens on {}, which is not loopback: anyone who can \
+                 reach it can drive the browser (open tabs, read pages, run scripts) through \
+                 this proxy; 127.0.0.1:PORT keeps it to this machine",
+                a.ip()
+            )
+        })
+        .collect())
 }
 
 /// The user-data dir of the browser at `upstream` as discovery finds it on this machine (the
@@ -219,7 +281,25 @@ fn cache_dir(
 
 #[cfg(test)]
 mod tests {
-    use super::{browser_profile_on, cache_dir};
+    use super::{browser_profile_on, cache_dir, listen_warnings};
+
+    #[test]
+    fn a_listen_address_off_loopback_is_warned_about() {
+        assert!(listen_warnings("127.0.0.1:0").unwrap().is_empty());
+        assert!(listen_warnings("[::1]:0").unwrap().is_empty());
+        assert!(listen_warnings("localhost:0").unwrap().is_empty());
+        for open in ["0.0.0.0:0", "[::]:0"] {
+            let warnings = listen_warnings(open).unwrap();
+            assert_eq!(warnings.len(), 1, "{open}");
+            assert!(
+                warnings[0].contains("not loopback: anyone who can reach it can drive the browser"),
+                "{}",
+                warnings[0]
+            );
+        }
+        assert!(listen_warnings("8931").is_err());
+        assert!(listen_warnings("127.0.0.1:65536").is_err());
+    }
     use slicc_browsers::catalog::Os;
     use slicc_browsers::discovery::FakeHost;
 

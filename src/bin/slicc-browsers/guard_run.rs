@@ -386,12 +386,30 @@ pub fn certify(args: Args) -> Result<ExitCode, String> {
         "{}",
         wall_time(report.elapsed, report.rows.len(), run.options.parallel)
     );
+    // What the rows that ran did, before the line that (when limited) can only fail.
+    let _ = writeln!(out, "{}", rows_run(&report.summary));
     let _ = writeln!(out, "{}", report.summary.line);
     Ok(if report.summary.pass {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `N rows run: P passed` and the failed, skipped and not-run counts that are not zero.
+fn rows_run(summary: &slicc_browsers::harness::runner::summary::Summary) -> String {
+    let run = summary.passed + summary.failed + summary.skipped + summary.not_run;
+    let mut line = format!("{run} rows run: {} passed", summary.passed);
+    for (n, word) in [
+        (summary.failed, "failed"),
+        (summary.skipped, "skipped"),
+        (summary.not_run, "not run (text rows)"),
+    ] {
+        if n > 0 {
+            line.push_str(&format!(", {n} {word}"));
+        }
+    }
+    line
 }
 
 /// A running guard and its observer, reached over CDP: two fresh connections per leg.
@@ -532,6 +550,38 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_limited_run_says_what_its_rows_did() {
+        // A run limited by --id: 3 rows ran and passed, 826 are missing, so the line is
+        // GUARD-FAIL; the line before it says the rows that ran passed.
+        let mut summary = slicc_browsers::harness::runner::summary::Summary {
+            set: "1.0.0".into(),
+            schema_version: 1,
+            guard: "g".into(),
+            sha: "s".into(),
+            variants: Vec::new(),
+            targets: Vec::new(),
+            transports: Vec::new(),
+            rows: 829,
+            passed: 3,
+            failed: 0,
+            skipped: 0,
+            observer_skipped: 0,
+            not_run: 0,
+            skips: Default::default(),
+            missing: Vec::new(),
+            pass: false,
+            line: "GUARD-FAIL g@s".into(),
+        };
+        assert_eq!(rows_run(&summary), "3 rows run: 3 passed");
+        summary.failed = 1;
+        summary.skipped = 2;
+        assert_eq!(
+            rows_run(&summary),
+            "6 rows run: 3 passed, 1 failed, 2 skipped"
+        );
+    }
 
     #[test]
     fn the_progress_line_counts_rows_and_estimates_the_time_left() {

@@ -5,6 +5,8 @@
 //! the `--cdp` URLs; `installed` adds the installed browsers; `home` adds the
 //! DevToolsActivePort files under the home and config dirs from the environment, six's
 //! profiles included. Unset, everything is read: also the process list and the probe ports.
+//!
+//! Each `--cdp` endpoint that does not answer is named on stderr; the list still prints.
 
 use std::process::ExitCode;
 
@@ -29,11 +31,17 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
             "--cdp {bad:?} is not a CDP endpoint (a port, host:port, or an http, https, ws or wss URL)"
         ));
     }
-    if let Some(bad) = origins.iter().find(|o| Origin::parse(o).is_none()) {
-        return crate::args::usage(format!(
-            "--origin {bad:?} is not an origin (scheme://host[:port])"
-        ));
+    // Read as `check` and the proxy read them (`Origin::parse_extra`).
+    for origin in &origins {
+        if let Err(e) = Origin::parse_extra(origin) {
+            return crate::args::usage(format!(
+                "--origin {origin:?}: {e} (expected scheme://host[:port], such as \
+                 http://127.0.0.1:5710)"
+            ));
+        }
     }
+    let given_cdp = cdp.clone();
+    let targets: Vec<_> = cdp.iter().filter_map(|c| parse_cdp(c)).collect();
     let os = Os::current().ok_or("list runs on macOS, Linux and Windows only")?;
     let host = SystemHost::new();
     let mut options = Options::new(os);
@@ -77,6 +85,31 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         options.installed = installed::scan(&host, os);
     }
     let output = discover(&host, &options);
+    // Discovery lists what answered; an endpoint the user named that is not among them is said
+    // on stderr (the list itself still prints: the other browsers are there).
+    for (given, target) in given_cdp.iter().zip(&targets) {
+        let listed = output
+            .entries
+            .iter()
+            .filter_map(|e| e.endpoint.as_ref())
+            .filter_map(|e| parse_cdp(&e.cdp))
+            .any(|t| t.host == target.host && t.port == target.port);
+        if !listed {
+            eprintln!(
+                "list: --cdp {}: no CDP endpoint answered at {}://{}:{} (is a browser running \
+                 there with --remote-debugging-port={}?)",
+                printable(given),
+                target.scheme,
+                if target.host.contains(':') {
+                    format!("[{}]", printable(&target.host))
+                } else {
+                    printable(&target.host)
+                },
+                target.port,
+                target.port
+            );
+        }
+    }
     if json {
         let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())?;
         outln!("{text}")?;

@@ -63,7 +63,8 @@ usage: slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...
 usage: slicc-browsers check [--origin O]... <url>...
        slicc-browsers check [--origin O]... --json-lines
   say whether each URL is protected, and why (--origin: an extra origin); exit 1 when any
-  is protected. --json-lines: read JSON strings from stdin and write one {url, protected}
+  is protected. Each URL must be absolute (https://host/path); a bare host or host/path
+  (seven.sliccy.ai) is judged as https://seven.sliccy.ai/, anything else is exit 2. --json-lines: read JSON strings from stdin and write one {url, protected}
   object per line; the answers are in the output, so it exits 0 whatever they are
 "],
         run: check::run,
@@ -149,12 +150,18 @@ fn main() -> ExitCode {
     let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
         return usage_failure(&format!("unknown command {name:?}"), USAGE);
     };
+    // `guard <subcommand> --help` and its usage errors show that subcommand's usage alone.
+    let usage = match (command.name, args.peek_positional()) {
+        ("guard", Some(sub)) => guard::usage_of(sub, &command.usage.concat()),
+        _ => None,
+    }
+    .unwrap_or_else(|| command.usage.concat());
     if args.wants_help() {
-        return printed(output::out!("{}", command.usage.concat()));
+        return printed(output::out!("{usage}"));
     }
     match (command.run)(args) {
         Ok(code) => code,
-        Err(message) if args::usage_error() => usage_failure(&message, &command.usage.concat()),
+        Err(message) if args::usage_error() => usage_failure(&message, &usage),
         Err(message) => {
             eprintln!("slicc-browsers: {message}");
             ExitCode::from(2)

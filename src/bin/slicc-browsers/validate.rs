@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use slicc_browsers::validate::validate_dir_strict;
+use slicc_browsers::validate::{validate_dir_strict, Problem};
 
 use crate::args::Args;
 use crate::output::outln;
@@ -28,13 +28,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
     }
     let problems = validate_dir_strict(&dir);
     let (errors, warnings): (Vec<_>, Vec<_>) = problems.iter().partition(|p| p.is_error());
-    for p in &errors {
-        outln!("{p}")?;
-    }
+    print_folded(&errors)?;
     if strict {
-        for p in &warnings {
-            outln!("{p}")?;
-        }
+        print_folded(&warnings)?;
     }
     let warned = match (warnings.len(), strict) {
         (0, _) => String::new(),
@@ -48,4 +44,42 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         outln!("{} problem(s){warned}", errors.len())?;
         Ok(ExitCode::FAILURE)
     }
+}
+
+/// Prints each problem, a problem that repeats another's rule and message (at other places) folded
+/// into one line under the first: `  and 57 more like it (the last at FILE: PATH)`.
+fn print_folded(problems: &[&Problem]) -> Result<(), String> {
+    // The message without the place `validate` appends to it.
+    let base = |p: &Problem| -> String {
+        match p.message.rfind(" (line ") {
+            Some(i) if p.message.ends_with(')') => p.message[..i].to_string(),
+            _ => p.message.clone(),
+        }
+    };
+    let mut shown: Vec<(String, String, &Problem, usize, &Problem)> = Vec::new();
+    for p in problems {
+        let key = (p.rule.clone(), base(p));
+        match shown.iter_mut().find(|s| s.0 == key.0 && s.1 == key.1) {
+            Some(entry) => {
+                entry.3 += 1;
+                entry.4 = p;
+            }
+            None => shown.push((key.0, key.1, p, 0, p)),
+        }
+    }
+    for (_, _, first, more, last) in shown {
+        outln!("{first}")?;
+        if more > 0 {
+            outln!(
+                "  and {more} more like it (the last at {}: {})",
+                last.file,
+                if last.path.is_empty() {
+                    "/"
+                } else {
+                    &last.path
+                }
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -230,8 +230,10 @@ pub(super) fn json_list(context: &Context) -> Result<Value, Refusal> {
     Ok(Value::Array(shown))
 }
 
-/// The ids of the targets a client may see: a [`Policy`] of their own runs its discovery and
-/// a `Target.getTargets` over a connection of the proxy's, within 5 s.
+/// The ids of the targets a client may see: a [`Policy`] of their own, with the proxy's own
+/// settings (its DevTools endpoint, its protected paths: what a client's policy hides, this
+/// one hides too), runs its discovery and a `Target.getTargets` over a connection of the
+/// proxy's, within 5 s.
 pub(super) fn shown_targets(context: &Context) -> Result<HashSet<String>, BrowserError> {
     let (mut ws, socket) = connect_upstream(context)?;
     let _ = ws
@@ -241,7 +243,7 @@ pub(super) fn shown_targets(context: &Context) -> Result<HashSet<String>, Browse
     let writer = Writer::new(socket, true);
     let started = Instant::now();
     let ms = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let mut policy = Policy::new(context.matcher.clone());
+    let mut policy = Policy::with_config(context.matcher.clone(), context.policy.clone());
     let mut out = policy.start(0);
     out.to_browser.extend(
         policy

@@ -104,39 +104,7 @@ const PROBE_ORIGIN: &str = "http://slicc-guard-probe.invalid";
 /// that cannot be reached, or answers anything else, counts as not (the relay reports what is
 /// wrong when a client connects).
 pub(super) fn lets_pages_in(ws_url: &str) -> bool {
-    use std::io::{Read, Write};
-    let Some((host, port)) = crate::ws::split_url(ws_url, "ws", 80) else {
-        return false;
-    };
-    let path = ws_url
-        .split_once("://")
-        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
-        .unwrap_or("/");
-    let authority = crate::http::authority(&host, port);
-    let Ok(addrs) = std::net::ToSocketAddrs::to_socket_addrs(&authority) else {
-        return false;
-    };
-    let Some(mut stream) = addrs
-        .into_iter()
-        .find_map(|a| TcpStream::connect_timeout(&a, Duration::from_secs(5)).ok())
-    else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: c2xpY2MtZ3VhcmQtcHJvYmU=\r\nSec-WebSocket-Version: 13\r\nOrigin: {PROBE_ORIGIN}\r\n\r\n"
-    );
-    if stream.write_all(request.as_bytes()).is_err() {
-        return false;
-    }
-    let mut got = Vec::new();
-    let mut chunk = [0u8; 256];
-    while !got.windows(2).any(|w| w == b"\r\n") && got.len() < 4096 {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => got.extend_from_slice(&chunk[..n]),
-        }
-    }
-    got.starts_with(b"HTTP/1.1 101")
+    let five = Duration::from_secs(5);
+    // The crate's one client handshake (`ws::connect_as`), with a page's Origin.
+    ws::connect_as(ws_url, Some(PROBE_ORIGIN), five, Some(five), 1 << 16).is_ok()
 }
