@@ -32,11 +32,18 @@ function files() {
   }
   if (pkg.exports['.'] !== './catalog.json') problems.push('the "." export is not ./catalog.json');
   if (Object.keys(pkg.dependencies ?? {}).length) problems.push('the package has dependencies');
+  // The guard kit: the three modules in, as the spec names them; no test or script out.
+  for (const [name, file] of [['./guard-driver.mjs', 'guard-driver.mjs'], ['./guard-runner', 'guard-runner.mjs'], ['./fixture', 'fixture.mjs']]) {
+    if (pkg.exports[name] !== `./${file}`) problems.push(`${name} is not exported as ./${file}`);
+    if (!got.includes(file)) problems.push(`missing from the package: ${file}`);
+  }
+  for (const f of got) if (/^(tests?|scripts)\//.test(f)) problems.push(`a test or script is in the package: ${f}`);
+  if (pkg.engines?.node !== '>=18.20') problems.push(`engines.node is ${pkg.engines?.node}, not >=18.20`);
   const crate = readFileSync(join(root, 'Cargo.toml'), 'utf8').match(/^version = "([^"]+)"/m)[1];
   if (pkg.version !== crate) problems.push(`package.json version ${pkg.version} is not the crate's ${crate}`);
   for (const p of problems) console.log(p);
   console.log(`npm pack --dry-run: ${got.length} files, ${packed.size} bytes packed`);
-  const checks = want.length + got.length + 5 + 3;
+  const checks = want.length + got.length + 5 + 3 + 6 + got.length + 1;
   return [checks - problems.length, problems.length];
 }
 
@@ -72,6 +79,21 @@ for (const v of vectors.storageKeys) check('storage key ' + JSON.stringify(v), m
 let threw = false;
 try { protectedOrigins(catalog.protectedOrigins, ['localhost:5710']); } catch (e) { threw = e instanceof TypeError; }
 check('a bad extra origin throws', threw);
+// The guard kit, by its export names: the driver judges, the runner checks its input, the
+// fixture serves and logs.
+const driver = await import('${pkg.name}/guard-driver.mjs');
+const runner = await import('${pkg.name}/guard-runner');
+const { fixtureServer } = await import('${pkg.name}/fixture');
+check('guard-runner exports run and summary', typeof runner.run === 'function' && typeof runner.summary === 'function');
+const s = driver.summary({ guard: 'g', sha: 's', set: guard, results: [] });
+check('an empty run never passes', s.pass === false && s.line.startsWith('GUARD-FAIL g@s (vectors @ai-ecoverse/slicc-browsers@'));
+let refused = false;
+try { await runner.run(guard, { client: {}, targets: {} }); } catch (e) { refused = /send/.test(e.message); }
+check('a client of the wrong shape is refused', refused);
+const f = await fixtureServer();
+const r = await fetch(f.origin + '/data?n=x');
+check('the fixture serves /data', (await r.text()) === 'real-x' && f.log().some((e) => e.url === f.origin + '/data?n=x'));
+await f.close();
 console.log(JSON.stringify([passed, failed]));
 `;
     writeFileSync(join(consumer, 'run.mjs'), program);

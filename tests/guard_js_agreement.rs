@@ -2,7 +2,8 @@
 //! Chromium (the no-guard self-test and `guard certify` through `guard proxy`, on the
 //! representative subset of our vectors and on the other-style file of `tests/data`), and
 //! `guard-driver.mjs` judges the same recorded legs, in Node and in a plain page that loads it
-//! over HTTP (no bundler). Every row must agree with the crate's field by field.
+//! and `guard-runner.mjs` over HTTP (no bundler). Every row must agree with the crate's, field
+//! by field.
 //!
 //! Skipped (with the reason printed) without /usr/bin/chromium or node, unless `CI` is set.
 #![cfg(all(feature = "cli", unix))]
@@ -287,6 +288,21 @@ fn both_judges_agree_on_recorded_legs_in_node_and_in_a_page() {
     let mut bad = disagreements(&all, &node_rows, "node");
     let page = judge_in_page(input.to_string());
     assert_eq!(page["node"], json!(false), "the page has no Node globals");
+    for (module, name) in [
+        ("driver", "judgeRow"),
+        ("driver", "summary"),
+        ("driver", "result"),
+        ("runner", "run"),
+        ("runner", "summary"),
+    ] {
+        assert!(
+            page["names"][module]
+                .as_array()
+                .is_some_and(|n| n.contains(&json!(name))),
+            "the page loaded guard-{module}.mjs with {name}: {}",
+            page["names"]
+        );
+    }
     let page_rows = page["rows"].as_array().expect("rows").clone();
     bad.extend(disagreements(&all, &page_rows, "page"));
     assert!(

@@ -1,0 +1,246 @@
+//! The JavaScript runner (`guard-runner.mjs`) and stand-in (`fixture.mjs`) live, in headless
+//! Chromium, on the representative subset (`tests/subset`):
+//!
+//! - `npm run test:guard`'s script with no guard, on `seven` and `own` (one Chromium each):
+//!   every row behaves (control passes, guarded expectations fail);
+//! - the same runner through `slicc-browsers guard proxy`: every row passes;
+//! - the JavaScript runner against the crate's stand-in (`slicc-browsers guard fixture`), and
+//!   the crate's runner (`slicc-browsers guard run`) against `fixture.mjs`: each stand-in serves
+//!   the other runner as its own.
+//!
+//! Every Chromium is headless, in a temporary profile, `--remote-debugging-port=0`, hosts mapped
+//! with `--host-resolver-rules`, and killed at the end (`scripts/guard-kit/chromium.mjs`, or the
+//! crate's `selftest::Chromium`). Skipped (with the reason printed) without /usr/bin/chromium or
+//! node, unless `CI` is set.
+#![cfg(all(feature = "cli", unix))]
+
+mod needs;
+mod subset;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{json, Value};
+use slicc_browsers::harness::runner::expand::{OPTIONAL_ORIGINS, REQUIRED_ORIGINS};
+use slicc_browsers::harness::selftest::{self, Chromium, CHROMIUM, HOSTS};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn runs_here() -> bool {
+    !(needs::missing("/usr/bin/chromium", needs::chromium())
+        || needs::missing("node", needs::node()))
+}
+
+/// `--id` for each vector of the subset.
+fn subset_ids() -> Vec<String> {
+    subset::SUBSET
+        .iter()
+        .flat_map(|id| ["--id".to_string(), id.to_string()])
+        .collect()
+}
+
+/// Runs `scripts/test-guard.mjs` with `args`; returns (rows, behaved, misbehaved, skipped) from
+/// its last line, after printing its output.
+fn test_guard(args: &[String]) -> (usize, usize, usize, usize) {
+    let out = Command::new("node")
+        .arg(root().join("scripts/test-guard.mjs"))
+        .args(args)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let last = stdout.lines().last().unwrap_or("");
+    let n: Vec<usize> = last
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|s| s.parse().ok())
+        .collect();
+    assert!(
+        last.starts_with("test:guard: ") && n.len() == 4,
+        "no summary line: {last:?}"
+    );
+    (n[0], n[1], n[2], n[3])
+}
+
+/// Kills the child's process group when dropped (also when a test fails).
+struct Kill(Child);
+
+impl Drop for Kill {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_js_runner_with_no_guard_behaves_on_the_subset() {
+    if !runs_here() {
+        return;
+    }
+    let mut args = subset_ids();
+    args.extend(["--target", "seven", "--target", "own"].map(String::from));
+    let (rows, behaved, misbehaved, _) = test_guard(&args);
+    let set = slicc_browsers::guard::vectors();
+    let want: usize = ["seven", "own"]
+        .iter()
+        .map(|t| {
+            subset::SUBSET
+                .iter()
+                .filter(|id| {
+                    set.vector(id)
+                        .is_some_and(|v| v.targets.iter().any(|x| x == t))
+                })
+                .count()
+        })
+        .sum();
+    assert_eq!(rows, want, "one row per vector and target it lists");
+    assert_eq!(misbehaved, 0, "every row behaves with no guard");
+    assert_eq!(
+        behaved, rows,
+        "no row skips on Chromium with every capability"
+    );
+}
+
+#[test]
+fn the_js_runner_through_guard_proxy_passes_the_subset() {
+    if !runs_here() {
+        return;
+    }
+    let mut args = subset_ids();
+    args.extend(
+        [
+            "--target",
+            "seven",
+            "--certify",
+            "--proxy",
+            env!("CARGO_BIN_EXE_slicc-browsers"),
+        ]
+        .map(String::from),
+    );
+    let (rows, passed, failed, _) = test_guard(&args);
+    assert_eq!(rows, subset::SUBSET.len());
+    assert_eq!(failed, 0, "every row passes through the crate's guard");
+    assert_eq!(passed, rows);
+}
+
+#[test]
+fn the_js_runner_behaves_against_the_crate_stand_in() {
+    if !runs_here() {
+        return;
+    }
+    let mut fixture = Kill(
+        Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+            .args(["guard", "fixture"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("guard fixture starts"),
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = fixture.0.stdout.take().expect("its stdout");
+    std::thread::spawn(move || {
+        // The first line is the origin; the rest (the log) is read and dropped.
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let origin = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("guard fixture prints its origin");
+    let mut args = subset_ids();
+    args.extend(["--target", "seven", "--standin", &origin].map(String::from));
+    let (rows, behaved, misbehaved, _) = test_guard(&args);
+    assert_eq!(rows, subset::SUBSET.len());
+    assert_eq!(
+        misbehaved, 0,
+        "every row behaves against the crate's stand-in"
+    );
+    assert_eq!(behaved, rows);
+}
+
+#[test]
+fn the_crate_runner_behaves_against_fixture_mjs() {
+    if !runs_here() {
+        return;
+    }
+    let mut node = Kill(
+        Command::new("node")
+            .arg(root().join("tests/js/serve-fixture.mjs"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node starts"),
+    );
+    let mut first = String::new();
+    BufReader::new(node.0.stdout.take().expect("its stdout"))
+        .read_line(&mut first)
+        .expect("fixture.mjs prints its origin");
+    let origin = first.trim().to_string();
+    let port: u16 = origin
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {origin:?}"));
+    let mut chromium = Chromium::launch(CHROMIUM, &HOSTS, port).expect("Chromium starts");
+    let origins = selftest::origins_for("seven");
+    let map: serde_json::Map<String, Value> = REQUIRED_ORIGINS
+        .into_iter()
+        .chain(OPTIONAL_ORIGINS.map(|(n, _)| n))
+        .map(|n| (n.to_string(), json!(origins.get(n))))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let map_file = dir.path().join("origins.json");
+    std::fs::write(&map_file, Value::Object(map).to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .args(["guard", "run", "--guard", chromium.ws_url(), "--observer"])
+        .arg(chromium.ws_url())
+        .arg("--origins")
+        .arg(&map_file)
+        .args([
+            "--fixture",
+            &origin,
+            "--target",
+            "seven",
+            "--variant",
+            "prompt",
+            "--json",
+        ])
+        .args(subset_ids())
+        .output()
+        .expect("guard run runs");
+    chromium.kill();
+    if let Some(stdin) = node.0.stdin.as_mut() {
+        let _ = stdin.flush();
+    }
+    drop(node);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Value> = stdout
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).expect("a JSON row"))
+        .collect();
+    assert_eq!(
+        rows.len(),
+        subset::SUBSET.len(),
+        "one row per vector: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let misbehaved: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            let attack_worked = r["errors"].as_array().is_some_and(|e| {
+                e.iter()
+                    .filter_map(Value::as_str)
+                    .any(|e| e.starts_with("guarded: ") && e.contains(", expected "))
+            });
+            !(r["control"] == "pass" && r["guarded"] == "fail" && attack_worked)
+        })
+        .map(Value::to_string)
+        .collect();
+    assert!(
+        misbehaved.is_empty(),
+        "with no guard, every control passes and every attack works:\n{}",
+        misbehaved.join("\n")
+    );
+}
