@@ -16,7 +16,7 @@
 // <m> misbehaved, <s> skipped`, exit 1 when a row misbehaved.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../guard-runner.mjs';
 import { fixtureServer } from '../fixture.mjs';
@@ -173,7 +173,9 @@ async function main() {
   process.exit(counts.misbehaved > 0 || counts.rows === 0 ? 1 : 0);
 }
 
-main().catch((e) => {
-  console.error(`test:guard: ${e && e.message ? e.message : e}`);
-  process.exit(2);
-});
+if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  main().catch((e) => {
+    console.error(`test:guard: ${e && e.message ? e.message : e}`);
+    process.exit(2);
+  });
+}

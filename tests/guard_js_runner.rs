@@ -244,3 +244,66 @@ fn the_crate_runner_behaves_against_fixture_mjs() {
         misbehaved.join("\n")
     );
 }
+
+#[test]
+fn the_spec_example_runs_as_written() {
+    if !runs_here() {
+        return;
+    }
+    // The example's code as the spec writes it (both variants, parallel 6, the fixture), on
+    // the set cut to C1.script-nav so that it ends in minutes; no guard, so every row fails
+    // its guarded leg and the line is a GUARD-FAIL.
+    let out = Command::new("node")
+        .arg(root().join("tests/js/spec-example.mjs"))
+        .arg("C1.script-nav")
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary: Value = serde_json::from_str(text.lines().next().unwrap_or("")).expect("JSON");
+    for key in [
+        "set",
+        "schemaVersion",
+        "guard",
+        "sha",
+        "variants",
+        "targets",
+        "transports",
+        "results",
+        "skipped",
+        "notRun",
+        "missing",
+        "pass",
+        "line",
+        "skips",
+        "observerSkipped",
+    ] {
+        assert!(
+            summary.get(key).is_some(),
+            "the summary has {key}: {summary}"
+        );
+    }
+    let set = slicc_browsers::guard::vectors();
+    let targets = set.vector("C1.script-nav").expect("shipped").targets.len();
+    let results = summary["results"].as_array().expect("results");
+    assert_eq!(results.len(), targets * 2, "every target, both variants");
+    assert_eq!(summary["missing"], json!([]));
+    assert_eq!(summary["pass"], json!(false));
+    assert!(
+        summary["line"].as_str().is_some_and(|l| l
+            .starts_with("GUARD-FAIL my-guard@build-sha (vectors @ai-ecoverse/slicc-browsers@")),
+        "{}",
+        summary["line"]
+    );
+    for r in results {
+        assert_eq!(
+            (&r["control"], &r["guarded"], &r["live"]),
+            (&json!("pass"), &json!("fail"), &json!("pass")),
+            "{r}"
+        );
+    }
+}
