@@ -22,7 +22,7 @@
 //! measures nothing. The browser is the bench's own: a temporary profile,
 //! `--remote-debugging-port=0`, its process group killed at the end.
 //!
-//! `cargo bench --features cli --bench guard_proxy`
+//! `cargo bench --features cli-full --bench guard_proxy`
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

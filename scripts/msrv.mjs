@@ -4,16 +4,17 @@
 // 1. Cargo.toml's rust-version equals clippy.toml's msrv (so clippy's `incompatible_msrv` lint,
 //    run by .ci/run's clippy step, flags any std API newer than it in our code) and is at most
 //    the published 1.x's 1.83.
-// 2. The library's features (every feature but `cli`) resolved the way a consumer on that Rust
-//    resolves them: a copy of the crate without `cli`'s own dependencies and the dev ones gets
+// 2. The library's features (every feature but the command line's: `cli`, `cli-full`,
+//    `validate`) resolved the way a consumer on that Rust resolves them: a copy of the crate
+//    without those features' own dependencies and the dev ones gets
 //    a fresh Cargo.lock from Cargo's MSRV-aware resolver (CARGO_RESOLVER_INCOMPATIBLE_RUST_VERSIONS
 //    = fallback), then the PINS below (`cargo update -p <name> --precise <version>`, which the
 //    README gives consumers on that Rust). Every package the library builds with, on this host
 //    and on wasm32-wasip1, must declare a rust-version no higher than ours.
-// 3. Unless --no-build: the library builds (cargo check, every feature but cli) against exactly
+// 3. Unless --no-build: the library builds (cargo check, those features) against exactly
 //    those older dependency versions, so our code needs no newer API of theirs.
-// 4. The lowest Rust `cli` builds with: the same resolution with `cli` in, the highest
-//    rust-version in its graph; the README must say it.
+// 4. The lowest Rust `cli` and `cli-full` build with: the same resolution with each in, the
+//    highest rust-version in its graph; the README must say both.
 //
 // Exit 0 when all hold; otherwise the problems, one a line, and exit 1.
 import { execFileSync } from 'node:child_process';
@@ -64,9 +65,11 @@ if (!msrv) problems.push('clippy.toml: no msrv, so clippy cannot lint std APIs n
 else if (cmp(msrv, ours) !== 0) problems.push(`clippy.toml msrv ${msrv} is not Cargo.toml's rust-version ${ours}`);
 if (cmp(ours, PUBLISHED_1X) > 0) problems.push(`rust-version ${ours} is above the published 1.x's ${PUBLISHED_1X}`);
 
-// Features: the library's are every one but default and cli; cli's own dependencies are the
-// `dep:` names only cli enables.
-const features = Object.keys(own.features).filter((f) => f !== 'default' && f !== 'cli');
+// Features: the library's are every one but default and the command line's (cli, cli-full and
+// validate, which cli-full turns on); their own dependencies are the `dep:` names only they
+// enable.
+const CLI_FEATURES = ['cli', 'cli-full', 'validate'];
+const features = Object.keys(own.features).filter((f) => f !== 'default' && !CLI_FEATURES.includes(f));
 const depsOf = (f, seen = new Set()) => {
   if (seen.has(f)) return seen;
   seen.add(f);
@@ -74,7 +77,7 @@ const depsOf = (f, seen = new Set()) => {
   return seen;
 };
 const libDeps = new Set(features.flatMap((f) => [...depsOf(f)].flatMap((g) => own.features[g] || [])).filter((x) => x.startsWith('dep:')).map((x) => x.slice(4)));
-const cliOnly = (own.features.cli || []).filter((x) => x.startsWith('dep:')).map((x) => x.slice(4)).filter((d) => !libDeps.has(d));
+const cliOnly = CLI_FEATURES.flatMap((f) => own.features[f] || []).filter((x) => x.startsWith('dep:')).map((x) => x.slice(4)).filter((d) => !libDeps.has(d));
 
 // A copy of the crate: Cargo.toml without the dev dependencies and targets (and, for the
 // library, without cli and its own dependencies), and the files the library includes.
@@ -91,8 +94,9 @@ function copyCrate(dir, withCli) {
     if (header) section = header[1];
     if (/^\[(dev-dependencies|profile\.[^\]]*|target\.[^\]]*\.dev-dependencies)\]$/.test(section)) continue;
     if (/^\[\[(bin|bench|example|test)\]\]$/.test(section)) continue;
-    if (!withCli && section === '[features]' && /^\s*cli\s*=/.test(line)) {
-      out.push('cli = []'); // still a known cfg value for the code it gates; never enabled here
+    const cliFeature = section === '[features]' && CLI_FEATURES.find((f) => new RegExp(`^\\s*${f}\\s*=`).test(line));
+    if (!withCli && cliFeature) {
+      out.push(`${cliFeature} = []`); // still a known cfg value for the code it gates; never enabled here
       continue;
     }
     if (!withCli && section === '[dependencies]' && cliOnly.some((d) => new RegExp(`^\\s*${d}\\s*=`).test(line))) continue;
@@ -159,17 +163,19 @@ if (build && !problems.length) {
   console.log('library: cargo check (every feature but cli, and no feature) passes against those versions');
 }
 
-// 4. What cli needs, and that the README says so.
+// 4. What cli and cli-full need, and that the README says so.
 const cli = join(tmp, 'cli');
 copyCrate(cli, true);
-let cliNeeds = { v: ours, who: 'the library' };
-for (const p of graph(cli, ['cli'], host)) {
-  if (p.rust_version && cmp(p.rust_version, cliNeeds.v) > 0) cliNeeds = { v: p.rust_version, who: `${p.name} ${p.version}` };
-}
-console.log(`cli: needs Rust ${short(cliNeeds.v)} (${cliNeeds.who}), resolved for ${ours} with fallback`);
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-if (!readme.includes(`\`cli\` feature needs Rust ${short(cliNeeds.v)}`)) {
-  problems.push(`README.md: say "the \`cli\` feature needs Rust ${short(cliNeeds.v)}" (its dependency ${cliNeeds.who} declares it)`);
+for (const feature of ['cli', 'cli-full']) {
+  let needs = { v: ours, who: 'the library' };
+  for (const p of graph(cli, [feature], host)) {
+    if (p.rust_version && cmp(p.rust_version, needs.v) > 0) needs = { v: p.rust_version, who: `${p.name} ${p.version}` };
+  }
+  console.log(`${feature}: needs Rust ${short(needs.v)} (${needs.who}), resolved for ${ours} with fallback`);
+  if (!readme.includes(`\`${feature}\` feature needs Rust ${short(needs.v)}`)) {
+    problems.push(`README.md: say "the \`${feature}\` feature needs Rust ${short(needs.v)}" (${needs.who} declares it)`);
+  }
 }
 
 for (const p of problems) console.error(p);

@@ -1,7 +1,7 @@
 //! Reading the crate's versioned JSON documents, and the JSON pointers and tree walks every
 //! problem path of `validate`, the corpus diff and the guard runner's searches are written with.
 // Each helper serves some features only (`validate`, the corpus diff, the guard runner).
-#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+#![cfg_attr(not(feature = "validate"), allow(dead_code))]
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

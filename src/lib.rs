@@ -112,7 +112,7 @@ mod ws;
 #[cfg(any(feature = "protected", feature = "corpus"))]
 pub mod protected;
 
-#[cfg(feature = "cli")]
+#[cfg(feature = "validate")]
 pub mod validate;
 
 // The README's examples run as doctests, so they can't go stale.

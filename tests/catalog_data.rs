@@ -1,6 +1,6 @@
 //! The shipped data and its schemas: the catalog validates, the schemas reject what the format
 //! notes forbid, and every browser has a recorded source.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! The command line's conventions: `--help`/`-h` on stdout with exit 0 for the program and
 //! every command, `--version`, and usage errors with exit 2 and the command's usage.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 use std::process::{Command, Output};
 

@@ -1,7 +1,7 @@
 //! The `list` and `conformance corpus` commands, run as a user would. `list` runs with
 //! `SLICC_DISCOVERY` narrowing it to a temporary home and a browser stand-in this test
 //! serves itself, so it never reads the machine's own browsers or processes.
-#![cfg(all(unix, feature = "cli"))]
+#![cfg(all(unix, feature = "cli", feature = "validate"))]
 
 mod needs;
 

@@ -3,7 +3,7 @@
 //! folders Chromium makes for itself, `org.chromium.Chromium.*`, which a killed browser used to
 //! leave there).
 //! Skipped (with the reason printed) without /usr/bin/chromium, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 

@@ -1,6 +1,6 @@
 //! `guard-vectors.json` validation: the shipped file has no problems, and each rule refuses a
 //! broken copy with the rule's name and the vector's id.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 use std::path::Path;
 

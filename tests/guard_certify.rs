@@ -3,7 +3,7 @@
 //! on a catalog target and on the client's own origin (an extra origin), with the `prompt` and
 //! the `lagging` variant. Skipped (with the reason printed) without /usr/bin/chromium, unless
 //! `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 mod subset;

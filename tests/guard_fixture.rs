@@ -1262,7 +1262,7 @@ fn a_given_port_is_used_and_close_stops_serving() {
     drop(f);
 }
 
-#[cfg(feature = "cli")]
+#[cfg(feature = "cli-full")]
 #[test]
 fn cli_prints_the_origin_then_json_lines() {
     use std::io::BufRead;

@@ -6,7 +6,7 @@
 //! by field.
 //!
 //! Skipped (with the reason printed) without /usr/bin/chromium or node, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 mod subset;

@@ -2,7 +2,7 @@
 //! (`harness::fixture::Fixture`) get the same status, headers and body, and are logged as the
 //! same entries (`url` with the Host header, `method`, `headers`). With `tls` it serves HTTPS and
 //! logs `https://<Host>` URLs. Skipped (with the reason printed) without node, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 

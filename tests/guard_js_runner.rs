@@ -12,7 +12,7 @@
 //! with `--host-resolver-rules`, and killed at the end (`scripts/guard-kit/chromium.mjs`, or the
 //! crate's `selftest::Chromium`). Skipped (with the reason printed) without /usr/bin/chromium or
 //! node, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 mod subset;

@@ -11,7 +11,7 @@
 //!
 //! `validate` must accept it (the spec's rules, no warning either), and the self-test must run
 //! it with no guard: every control passes and every row behaves under the spec's rule.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! every control and every liveness check must pass, and every guarded expectation must come
 //! out the other way.
 //! Skipped (with the reason printed) without /usr/bin/chromium, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 mod subset;

@@ -1,6 +1,6 @@
 //! `validate` on the shipped catalog, and on broken copies: every catalog rule has a copy that
 //! breaks it, and each must be reported with its rule name and JSON path.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! `validate` on the shipped corpus, and on broken copies: each corpus rule has a copy that
 //! breaks it, and the rule must be reported with the file it is in.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 mod common;
 

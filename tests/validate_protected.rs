@@ -1,6 +1,6 @@
 //! `validate` on `protected.json`: the shipped file passes, and a broken copy for each rule is
 //! reported with the rule's name and the JSON path.
-#![cfg(feature = "cli")]
+#![cfg(feature = "cli-full")]
 
 mod common;
 

@@ -369,6 +369,7 @@ impl Matcher {
     /// domains and hosts and the extra origins' hosts (an IPv6 one in brackets). Every
     /// `http(s)` URL [`Matcher::url`] protects, in the canonical form a browser reports,
     /// contains one of them; the guard's interception patterns are built on that.
+    #[cfg_attr(not(feature = "guard"), allow(dead_code))]
     pub(crate) fn host_texts(&self) -> impl Iterator<Item = &str> {
         let rules = &self.rules;
         rules
@@ -381,6 +382,7 @@ impl Matcher {
 
     /// The schemes whose every URL is protected (the catalog's `anySchemes`) or carries an
     /// inner URL that may be (`innerSchemes`: a browser leaves the inner URL as written).
+    #[cfg_attr(not(feature = "guard"), allow(dead_code))]
     pub(crate) fn scheme_texts(&self) -> impl Iterator<Item = &str> {
         let rules = &self.rules;
         rules

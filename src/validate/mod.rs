@@ -1,4 +1,4 @@
-//! Validation of the crate's files (feature `cli`): each file against its JSON Schema, then
+//! Validation of the crate's files (feature `validate`, in `cli-full`): each file against its JSON Schema, then
 //! every rule a schema cannot say.
 //!
 //! [`validate_dir`] checks a directory laid out like this crate (the shipped files by default,

@@ -318,7 +318,7 @@ impl Check {
     /// The operands of a check still in JSON, each with its pointer under the check: what
     /// [`Check::operands`] gives for a typed one, for `validate`, which reads files the types
     /// may refuse.
-    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    #[cfg_attr(not(feature = "validate"), allow(dead_code))]
     pub(crate) fn json_operands(kind: CheckKind, check: &Value) -> Vec<(String, &Value)> {
         let key = kind.as_str();
         match kind {

@@ -42,13 +42,13 @@ pub use check::{
 };
 pub use map::NamedMap;
 pub use shapes::{BlockSpec, CallNames, CanaryState, Chain, Filtered, UrlRef};
-#[cfg(any(feature = "cli", feature = "guard-runner"))]
+#[cfg(any(feature = "validate", feature = "guard-runner"))]
 pub(crate) use step::flatten;
 pub use step::{
     capabilities_needed, Answer, AnswerStep, CdpStep, ChildrenStep, Guess, GuessStep, Hop,
     PageStep, Refusal, Settle, SettleStep, Step, StepKind, TextStep, WaitStep, Where,
 };
-#[cfg(feature = "cli")]
+#[cfg(feature = "validate")]
 pub(crate) use step::{Flat, Legs};
 pub use vocabulary::*;
 

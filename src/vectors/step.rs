@@ -466,7 +466,7 @@ impl Step {
 }
 
 /// The legs a step runs on: its own `on` within its `children` step's.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "validate"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Legs {
     /// Runs on the control leg.
@@ -475,7 +475,7 @@ pub(crate) struct Legs {
     pub guarded: bool,
 }
 
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "validate"), allow(dead_code))]
 impl Legs {
     /// Both legs: a top-level step without `on`.
     pub const BOTH: Legs = Legs {
@@ -549,7 +549,7 @@ impl StepNode for Value {
 }
 
 /// One step of the flattening.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "validate"), allow(dead_code))]
 pub(crate) struct Flat<'a, T> {
     /// The step.
     pub step: &'a T,

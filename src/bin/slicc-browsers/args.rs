@@ -169,6 +169,7 @@ impl Args {
 
     /// The value of the option `name`, which the command needs: a usage error (exit 2, with
     /// the usage text) naming it and `what` when it is missing.
+    #[allow(dead_code)] // Only the guard tools (cli-full) have a required option.
     pub fn required(&mut self, name: &str, what: &str) -> Result<String, String> {
         match self.value(name)? {
             Some(v) => Ok(v),

@@ -5,12 +5,16 @@ mod args;
 mod check;
 mod conformance;
 mod corpus;
+#[cfg(feature = "cli-full")]
 mod guard;
+#[cfg(feature = "cli-full")]
 mod guard_run;
 mod launch;
 mod list;
 mod output;
+#[cfg(feature = "cli-full")]
 mod signals;
+#[cfg(feature = "cli-full")]
 mod validate;
 
 use std::process::ExitCode;
@@ -25,9 +29,10 @@ commands:
   check         say whether URLs are protected, and why
   conformance   run a corpus or protected-origin vector file
   launch        launch a browser for seven and print its endpoint
-  validate      check the catalog, corpus and vector files
   corpus        regenerate corpus.json, or dump what its helpers answer
+  validate      check the catalog, corpus and vector files (feature cli-full)
   guard         the guard vectors: stand-in fixture, reference guard proxy, runners
+                (feature cli-full)
   help          show this text (also -h, --help; `help <command>` or `<command> --help`
                 for a command)
 
@@ -95,7 +100,7 @@ usage: slicc-browsers validate [--strict] [DIR]
   rules; exit 1 on problems, 2 when DIR is not a directory. --strict also prints warnings:
   rules of this crate's own that the spec does not state (they never fail the command)
 "],
-        run: validate::run,
+        run: validate_run,
     },
     Command {
         name: "corpus",
@@ -111,14 +116,71 @@ usage: slicc-browsers corpus build [DIR] [--check]
     },
     Command {
         name: "guard",
-        usage: &[
-            "usage: slicc-browsers guard <subcommand> [options]\n  ",
-            guard::USAGE,
-            guard_run::USAGE,
-        ],
-        run: guard::run,
+        usage: GUARD_USAGE,
+        run: guard_run,
     },
 ];
+
+/// The usage of `guard` and its subcommands.
+#[cfg(feature = "cli-full")]
+const GUARD_USAGE: &[&str] = &[
+    "usage: slicc-browsers guard <subcommand> [options]\n  ",
+    guard::USAGE,
+    guard_run::USAGE,
+];
+/// The usage of `guard` in a build without it.
+#[cfg(not(feature = "cli-full"))]
+const GUARD_USAGE: &[&str] = &["\
+usage: slicc-browsers guard fixture|proxy|selftest|run|certify [options]
+  the guard tools (the stand-in, the reference guard proxy, the vector runners); not in this
+  build: build with --features cli-full
+"];
+
+/// `validate`, in a build with it.
+#[cfg(feature = "cli-full")]
+fn validate_run(args: Args) -> Result<ExitCode, String> {
+    validate::run(args)
+}
+
+/// `guard`, in a build with it.
+#[cfg(feature = "cli-full")]
+fn guard_run(args: Args) -> Result<ExitCode, String> {
+    guard::run(args)
+}
+
+/// `validate` in a build without it: says how to get it.
+#[cfg(not(feature = "cli-full"))]
+fn validate_run(_: Args) -> Result<ExitCode, String> {
+    Err(not_in_this_build("validate"))
+}
+
+/// `guard` in a build without it: says how to get it.
+#[cfg(not(feature = "cli-full"))]
+fn guard_run(_: Args) -> Result<ExitCode, String> {
+    Err(not_in_this_build("guard"))
+}
+
+/// The error of a command this build leaves out (feature `cli` without `cli-full`).
+#[cfg(not(feature = "cli-full"))]
+fn not_in_this_build(command: &str) -> String {
+    format!(
+        "{command} is not in this build (it needs the feature cli-full): run \
+         `cargo run --features cli-full -- {command} …`, or install it with \
+         `cargo install --path . --features cli-full`"
+    )
+}
+
+/// The usage of `guard <sub>` alone, when `sub` is one of its subcommands.
+#[cfg(feature = "cli-full")]
+fn guard_usage_of(sub: &str, all: &str) -> Option<String> {
+    guard::usage_of(sub, all)
+}
+
+/// Without the guard tools there is one usage for all of them.
+#[cfg(not(feature = "cli-full"))]
+fn guard_usage_of(_: &str, _: &str) -> Option<String> {
+    None
+}
 
 fn main() -> ExitCode {
     let mut args = match Args::from_env() {
@@ -152,7 +214,7 @@ fn main() -> ExitCode {
     };
     // `guard <subcommand> --help` and its usage errors show that subcommand's usage alone.
     let usage = match (command.name, args.peek_positional()) {
-        ("guard", Some(sub)) => guard::usage_of(sub, &command.usage.concat()),
+        ("guard", Some(sub)) => guard_usage_of(sub, &command.usage.concat()),
         _ => None,
     }
     .unwrap_or_else(|| command.usage.concat());
