@@ -11,7 +11,7 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `/app?t=<tag>[&ms=<n>]` | (after `n` ms) the app: the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
+//! | `/app?t=<tag>[&ms=<n>][&csp=1]` | (after `n` ms) the app (with `csp=1`: `Content-Security-Policy: script-src 'self'` and an inline script beaconing `/ev?k=inline`, which runs only where the CSP is bypassed): the secret in `#secret`, an `<input id=box>`, a `<button id=btn>`, a drop zone `#drop`, a draggable `#drag`, a link, `/app.js`; sets the `session` cookie (HttpOnly) |
 //! | `/app.js` | the app's script: local storage, `window.__vault`, and a beacon `/ev?t=&k=<kind>&v=` to its own origin for each input, click, touch, key, drop, paste, copy, and at load for its time zone, locale, `navigator.onLine` and `Date.now()` (`tz`, `locale`, `online`, `time`: what renderer-wide overrides reach); `?sw=1` on the page registers `/sw.js?k=<secret>` |
 //! | `/secret` | the secret when the request carries the `session` cookie, else `no-session` |
 //! | `/secret.js` | a script holding the secret in a closure (no global); `keep=1`: a `message` listener keeps the closure alive |
@@ -459,7 +459,21 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
             if let Some(ms) = hit.param("ms").and_then(|m| m.parse::<u64>().ok()) {
                 thread::sleep(Duration::from_millis(ms.min(20_000)));
             }
-            let mut a = html(app_page(&tag, secret, ""));
+            // `csp=1`: scripts from its own origin only, and an inline script that beacons
+            // `/ev?k=inline` (what runs only where the CSP is bypassed).
+            let csp = hit.param("csp").is_some();
+            let extra = if csp {
+                format!(
+                    "<script>fetch('/ev?t={}&k=inline')</script>",
+                    encode(&tag)
+                )
+            } else {
+                String::new()
+            };
+            let mut a = html(app_page(&tag, secret, &extra));
+            if csp {
+                a.1.push(("Content-Security-Policy", "script-src 'self'".into()));
+            }
             a.1.push(("Set-Cookie", format!("session={secret}; Path=/; HttpOnly")));
             a.1.push(("Set-Cookie", format!("vaultjs={secret}; Path=/")));
             if hit.path() == "/cached" {

@@ -112,6 +112,10 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.download-behavior", "Browser.setDownloadBehavior: the vault's download is announced to the client", download_behavior),
         A::new("c7.expose-devtools-protocol", "Target.exposeDevToolsProtocol gives the client's page its own CDP channel", expose_devtools_protocol),
         A::new("c7.popup-auto-attach", "browser-wide auto-attach (paused), then the client's page opens the vault in a popup", popup_auto_attach).tries(3),
+        A::new("c7.popup-loads-init-script", "the client's page opens the vault in a popup the client holds (auto-attach, paused) with an init script: the popup loads for the user", popup_loads_init_script).tries(2),
+        A::new("c7.popup-loads-binding", "the same popup with a binding the client added: the vault's document has it", popup_loads_binding).tries(2),
+        A::new("c7.popup-loads-bypass-csp", "the same popup with the CSP bypassed: the vault's inline script runs against its CSP", popup_loads_bypass_csp).tries(2),
+        A::new("c7.popup-loads-override", "the same popup with the client's user agent override: the vault's server sees it", popup_loads_override).tries(2),
         A::new("c7.attach-vault-popup", "Target.attachToTarget on the about:blank popup a vault page opened", attach_vault_popup),
         A::new("c7.attach-vault-by-id", "Target.attachToTarget on the vault tab's id", attach_vault_by_id),
         A::new("c7.close-vault-by-id", "Target.closeTarget on the vault tab's id", close_vault_by_id),
@@ -2329,6 +2333,116 @@ fn popup_auto_attach(ctx: &Ctx) -> Res {
             e_info(&ctx.events(from))
         ))
     })
+}
+
+/// The client's page opens `url` in a popup the client holds (browser-wide auto-attach,
+/// waiting for the debugger); `instrument` runs on the popup's session, then the client resumes
+/// it. Returns the popup's target id once the user's popup loaded `url` (read by the observer,
+/// outside the guard: a guard that fails the load instead stops the attack there).
+fn popup_loaded_with(
+    ctx: &Ctx,
+    url: &str,
+    instrument: &dyn Fn(&str) -> Result<(), Stop>,
+) -> Result<String, Stop> {
+    let (t, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        None,
+    )?;
+    ctx.eval(
+        &s,
+        &format!("setTimeout(() => window.open({}), 0); true", json!(url)),
+    )?;
+    let (_, e) = ctx
+        .c
+        .wait_event(
+            from,
+            &|e| {
+                e.method == "Target.attachedToTarget"
+                    && e.params["targetInfo"]["openerId"] == json!(t)
+            },
+            Duration::from_secs(3),
+        )
+        .ok_or_else(|| Stop::Failed("no session to the popup".into()))?;
+    let p = e.params["sessionId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let popup = e.params["targetInfo"]["targetId"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    instrument(&p)?;
+    let _ = ctx.send("Runtime.runIfWaitingForDebugger", json!({}), Some(&p));
+    // The user's popup: loaded (guarded or not) when the guard lets it load for the user.
+    ctx.user_wait_loaded(&popup, url)
+        .map_err(|e| Stop::Failed(format!("the user's popup never loaded the vault: {e:?}")))?;
+    Ok(popup)
+}
+
+fn popup_loads_init_script(ctx: &Ctx) -> Res {
+    let js = ctx.exfil_js();
+    popup_loaded_with(ctx, &ctx.vault("/app"), &|p| {
+        let _ = ctx.send("Page.enable", json!({}), Some(p));
+        ctx.send(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({"source": js}),
+            Some(p),
+        )
+        .map(|_| ())
+    })?;
+    ctx.exfiltrated(3000)
+}
+
+fn popup_loads_binding(ctx: &Ctx) -> Res {
+    let name = format!("clientBinding{}", ctx.tag.replace(['-', '.'], ""));
+    let popup = popup_loaded_with(ctx, &ctx.vault("/app"), &|p| {
+        let _ = ctx.send("Runtime.enable", json!({}), Some(p));
+        ctx.send("Runtime.addBinding", json!({"name": name}), Some(p))
+            .map(|_| ())
+    })?;
+    let kind = ctx.user_eval(&popup, &format!("typeof window.{name}"))?;
+    if kind == json!("function") {
+        Ok(format!(
+            "the vault's document has the client's binding {name}"
+        ))
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault's document: typeof {name} is {kind}"
+        )))
+    }
+}
+
+fn popup_loads_bypass_csp(ctx: &Ctx) -> Res {
+    popup_loaded_with(ctx, &ctx.vault("/app?csp=1"), &|p| {
+        let _ = ctx.send("Page.enable", json!({}), Some(p));
+        ctx.send("Page.setBypassCSP", json!({"enabled": true}), Some(p))
+            .map(|_| ())
+    })?;
+    ctx.app()
+        .app_event(&ctx.tag, "inline", "", Duration::from_secs(3))
+        .map(|_| "the vault's inline script ran against its CSP".to_string())
+        .ok_or_else(|| Stop::Failed("the vault's CSP held".into()))
+}
+
+fn popup_loads_override(ctx: &Ctx) -> Res {
+    let ua = format!("client-agent-{}", ctx.tag);
+    popup_loaded_with(ctx, &ctx.vault("/app"), &|p| {
+        ctx.send(
+            "Emulation.setUserAgentOverride",
+            json!({"userAgent": ua}),
+            Some(p),
+        )
+        .map(|_| ())
+    })?;
+    ctx.app()
+        .wait(Duration::from_secs(2), |h| {
+            h.host == "vault.sliccy.ai" && h.header("user-agent") == Some(ua.as_str())
+        })
+        .map(|_| "the vault's server got the client's user agent".to_string())
+        .ok_or_else(|| Stop::Failed("the vault's server never saw the client's user agent".into()))
 }
 
 fn attach_vault_popup(ctx: &Ctx) -> Res {

@@ -154,17 +154,49 @@ impl Policy {
             && !response
             && s.renderer_wide
             && self.m.shares_site(url);
-        let protected = protected || shared;
+        // A popup a page opened onto a protected origin loads for the user (issue 29, item
+        // 4): its first document's request goes on without the client's headers, to pause again
+        // at its response, before anything commits; there every session on the popup (the
+        // client's, with its init scripts, bindings, CSP bypass and overrides) is detached,
+        // which ends their interception and lets the response commit without them.
         let wants = visible
             && s.fetch
                 .as_ref()
                 .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
+        let target = s.target.clone();
+        let handoff = format!("{key}\n{rid}");
+        if protected && response && self.handoffs.remove(&handoff).is_some() {
+            self.protect_target(&target, out);
+            return out.set(
+                Verdict::Drop,
+                "a popup's protected first document commits for the user, without the client",
+            );
+        }
+        if protected
+            && !shared
+            && document_session
+            && rtype == "Document"
+            && !response
+            && self.popup_first_document(&target, p["frameId"].as_str())
+        {
+            let mut params = json!({"requestId": rid, "interceptResponse": true});
+            if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
+                params["headers"] = h;
+            }
+            let msg = self.own_command(key, "Fetch.continueRequest", params, Own::Ignore);
+            out.to_browser.push(msg);
+            self.handoffs.insert(handoff, ());
+            return out.set(
+                Verdict::Drop,
+                "a popup's protected first document loads for the user, without the client",
+            );
+        }
+        let protected = protected || shared;
         if protected {
             // A protected image, video or `<object>` a page shows loads (the guard vectors'
             // liveness: a guard leaves ordinary pages' subresources alone), and the page is
             // marked before it can show it: no capture reads its pixels (loads.rs).
             if super::loads::rendered(rtype) && !response {
-                let target = s.target.clone();
                 self.mark_showing(&target);
             }
             // A protected document is failed.
@@ -300,6 +332,20 @@ impl Policy {
             return Step::Go(Some(nv));
         }
         Step::Go(None)
+    }
+
+    /// Whether `frame` is the main frame of `target`, a popup (a page another page opened:
+    /// it has an `openerId`) that has committed no document of its own yet (its URL is empty
+    /// or inherits its opener's origin, `about:blank`).
+    fn popup_first_document(&self, target: &str, frame: Option<&str>) -> bool {
+        let Some(t) = self.targets.get(target) else {
+            return false;
+        };
+        let url = t.info["url"].as_str().unwrap_or_default();
+        t.kind == "page"
+            && frame == Some(target)
+            && t.info["openerId"].as_str().is_some_and(|o| !o.is_empty())
+            && (url.is_empty() || self.m.inherits(url))
     }
 
     /// A client's answer to a paused request may name only a request id it was shown.

@@ -204,7 +204,12 @@
 //!   answered, before `Runtime.runIfWaitingForDebugger`; measured on Chromium 156), so
 //!   `attachedToTarget` reaches the client only once its first document is ordinary. A popup
 //!   (announced with an empty URL) waits for the debugger before it navigates, and is
-//!   announced as soon as the interception is on. Every document session has the policy's own `Network`
+//!   announced as soon as the interception is on. A popup whose first document is protected
+//!   loads for the user: its request goes on without the client's headers
+//!   (`Fetch.continueRequest` with `interceptResponse`), and at its response, before anything
+//!   commits, every session on the popup is detached (the client's init scripts, bindings,
+//!   CSP bypass and overrides go with its session) and the popup is protected from then on;
+//!   the browser then lets the response commit. Every document session has the policy's own `Network`
 //!   domain too: a document request it saw start was intercepted from its start; a
 //!   protected redirect hop or response of one it never saw start cuts the session at once,
 //!   and the target with it. A history navigation
@@ -648,6 +653,9 @@ pub struct Policy {
     /// The browser contexts the client created (`Target.createBrowserContext` answers): only
     /// theirs may be wiped, without the protected cookies (compat.rs).
     client_contexts: state::Bounded<String, ()>,
+    /// Protected first documents of popups the policy let go on to their response
+    /// (`<session>\n<request id>`), where the popup's sessions are detached (fetch.rs).
+    handoffs: state::Bounded<String, ()>,
 }
 
 impl Policy {
@@ -671,6 +679,7 @@ impl Policy {
             downloads: downloads::Downloads::new(config.per_session, config.local_paths.clone()),
             gone: state::Bounded::new(config.gone),
             client_contexts: state::Bounded::new(config.gone),
+            handoffs: state::Bounded::new(config.gone),
             cfg: config,
             started: false,
             ready: false,
