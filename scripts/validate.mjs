@@ -19,7 +19,7 @@ const problems = [];
 
 function crateValidate() {
   const bin = process.env.SLICC_BROWSERS || ['release', 'debug'].map((p) => join(root, 'target', p, 'slicc-browsers')).find(existsSync);
-  const [cmd, args] = bin ? [bin, ['validate', dir]] : ['cargo', ['run', '--quiet', '--features', 'cli', '--bin', 'slicc-browsers', '--', 'validate', dir]];
+  const [cmd, args] = bin ? [bin, ['validate', dir]] : ['cargo', ['run', '--quiet', '--features', 'cli-full', '--bin', 'slicc-browsers', '--', 'validate', dir]];
   const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
   if (r.error) return problems.push(`slicc-browsers validate: ${r.error.message} (set SLICC_BROWSERS to the binary)`);
   process.stdout.write(r.stdout);
