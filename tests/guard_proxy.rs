@@ -53,14 +53,21 @@ fn logged(fixture: &Fixture, needle: &str, within: Duration) -> bool {
     })
 }
 
+/// The stand-in, a Chromium of the test's own with its hosts mapped to it, and a `guard proxy`
+/// with the default options in front; `None` (the reason printed) without Chromium.
+fn proxied() -> Option<(Fixture, Chromium, Proxy)> {
+    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
+    let browser = chromium(fixture.port())?;
+    let proxy = Proxy::start(ProxyOptions::new(&browser.http_url())).expect("the proxy starts");
+    Some((fixture, browser, proxy))
+}
+
 #[test]
 fn proxy_stops_the_attacks_and_keeps_the_controls() {
-    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
-    let Some(browser) = chromium(fixture.port()) else {
+    let Some((fixture, browser, proxy)) = proxied() else {
         return;
     };
     let upstream = browser.http_url();
-    let proxy = Proxy::start(ProxyOptions::new(&upstream)).expect("the proxy starts");
     let addr = proxy.addr().to_string();
     let tag = format!("p{}", std::process::id());
 
@@ -392,12 +399,10 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
 /// (no DevTools endpoint, no protected paths) and listed such a tab.
 #[test]
 fn json_list_hides_what_the_proxys_own_policy_hides() {
-    let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
-    let Some(browser) = chromium(fixture.port()) else {
+    let Some((fixture, browser, proxy)) = proxied() else {
         return;
     };
     let upstream = browser.http_url();
-    let proxy = Proxy::start(ProxyOptions::new(&upstream)).expect("the proxy starts");
     let addr = proxy.addr().to_string();
     let tag = format!("d{}", std::process::id());
     let direct = client(&upstream);

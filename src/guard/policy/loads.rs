@@ -1,5 +1,5 @@
-//! Protected content a client's own ordinary page loads, found by the eighth session's red
-//! team (the suite's `c7.image-*`, `c7.*-hop*`):
+//! Protected content a client's own ordinary page loads (the attack suite's `c7.image-*`,
+//! `c7.*-hop*`):
 //!
 //! - **Images and media.** A page may show an image or a video from a protected origin, and
 //!   the browser sends the user's cookies with it (same-site ones always: a page on

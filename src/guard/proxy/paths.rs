@@ -745,7 +745,8 @@ mod equivalence {
     use std::path::Path;
     use std::sync::Arc;
 
-    /// The resolver before this session's change, one path at a time.
+    /// The resolver as it was first written, one path at a time (the reference the walk is
+    /// held to).
     #[derive(Debug)]
     struct Before;
 
