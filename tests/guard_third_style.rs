@@ -10,7 +10,7 @@
 //! spec's rule), and `guard proxy` must pass it on the representative targets (`seven` with
 //! `prompt`, the client's own origin with `lagging`). The Chromium tests are skipped (with the
 //! reason printed) without /usr/bin/chromium, unless `CI` is set.
-#![cfg(all(feature = "cli", unix))]
+#![cfg(all(feature = "cli-full", unix))]
 
 mod needs;
 
