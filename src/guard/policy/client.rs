@@ -1,11 +1,10 @@
 //! Client to browser: commands, each handed to its concern (targets, sessions, holds, fetch,
-//! cookies) after the checks every command gets; what passes is judged whole for protected
-//! origins before it is forwarded.
+//! cookies) after the checks every command gets; what passes has its parameters judged once,
+//! each by the judge the table gives it (deny.rs), before it is forwarded.
 
 use serde_json::{json, Value};
 
 use super::deny::{Named, UNCLASSIFIED_WHY};
-use super::scrub::{cookie_method, scrubbed_domain, Judging};
 use super::state::{Kind, Pending};
 use super::table::{self, Class};
 use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
@@ -579,32 +578,6 @@ impl Policy {
                 );
             }
             None => {}
-        }
-
-        if scrubbed_domain(method)
-            && !matches!(
-                method,
-                "Network.setBlockedURLs" | "Fetch.enable" | "Fetch.disable"
-            )
-        {
-            let judging = Judging {
-                m: &self.m,
-                endpoints: &self.endpoints,
-                hidden: |t: &str| self.hidden_or_unknown(t),
-                cookie_params: cookie_method(method),
-            };
-            // A cookie read is judged as rewritten (the protected URLs taken out).
-            let judged = match (&rewritten, method) {
-                (Some(nv), "Network.getCookies") => nv.get("params").unwrap_or(params),
-                _ => params,
-            };
-            if judging.names(judged) {
-                if self.names_internal(judged) {
-                    let message = self.refusal_because(INTERNAL_WHY);
-                    return self.refuse(key, id, &message, "names a browser-internal page", out);
-                }
-                return self.refuse(key, id, &refusal, "names a protected origin", out);
-            }
         }
 
         if let Some(rid) = consume {

@@ -82,11 +82,6 @@ pub(crate) fn scrubbed_domain(method: &str) -> bool {
     )
 }
 
-/// Whether a command of `method` takes cookie parameters (`domain` judged as a cookie domain).
-pub(crate) fn cookie_method(method: &str) -> bool {
-    method.starts_with("Network.") || method.starts_with("Storage.")
-}
-
 /// The judging context: the matcher plus a way to tell hidden (protected) targets.
 pub(crate) struct Judging<'a, F: Fn(&str) -> bool> {
     pub(crate) m: &'a Matcher,
@@ -127,27 +122,6 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
     fn protected_cookie(&self, map: &Map<String, Value>) -> bool {
         match (map.get("name"), map.get("domain")) {
             (Some(Value::String(_)), Some(Value::String(d))) => self.m.cookie_domain(d),
-            _ => false,
-        }
-    }
-
-    /// Whether `v` names a protected origin anywhere, arrays included (commands are judged
-    /// whole: a command that names one is refused).
-    pub(crate) fn names(&self, v: &Value) -> bool {
-        match v {
-            Value::Object(map) => {
-                if self.protected_cookie(map) {
-                    return true;
-                }
-                map.iter().any(|(k, child)| {
-                    match judge_of(k, self.cookie_params) {
-                        Some(how) if self.judge(how, child) => return true,
-                        _ => {}
-                    }
-                    self.names(child)
-                })
-            }
-            Value::Array(items) => items.iter().any(|i| self.names(i)),
             _ => false,
         }
     }
