@@ -20,6 +20,7 @@ const PROBE_WAIT = 3000;
 const POLL = 50;
 const MAX_GUESSES = 64;
 const CALL_TIMEOUT = 15000;
+const LEG_TIMEOUT = 120000;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -166,13 +167,23 @@ class Leg {
     this.startLog = (await this.readLog(true)).length;
     const pump = this.pump();
     try {
-      if (this.plant === 'start') await this.plantNow();
-      await this.runSteps(this.steps.filter((s) => s.phase === 'setup'), undefined);
-      this.record.executed.push('setup');
-      await this.joinChildren();
-      await this.runSteps(this.steps.filter((s) => s.phase === 'trigger'), undefined);
-      this.record.executed.push('trigger');
-      await this.joinChildren();
+      const phases = (async () => {
+        if (this.plant === 'start') await this.plantNow();
+        await this.runSteps(this.steps.filter((s) => s.phase === 'setup'), undefined);
+        this.record.executed.push('setup');
+        await this.joinChildren();
+        await this.runSteps(this.steps.filter((s) => s.phase === 'trigger'), undefined);
+        this.record.executed.push('trigger');
+        await this.joinChildren();
+      })();
+      // No leg hangs: one whose steps outlast legTimeout is judged on what it recorded so far.
+      let timer;
+      const late = new Promise((resolve) => {
+        timer = setTimeout(() => resolve('late'), this.legTimeout);
+      });
+      const ended = await Promise.race([phases.then(() => 'done'), late]);
+      clearTimeout(timer);
+      if (ended === 'late') this.error(`leg: its steps did not finish within ${this.legTimeout} ms`);
       const deadline = Date.now() + BACKGROUND_WAIT;
       for (const [name, bg] of this.background) {
         const left = Math.max(0, deadline - Date.now());
@@ -720,7 +731,7 @@ class Leg {
     for (const s of this.record.sessions) {
       if (s.role === 'page' || !(s.url === '' || s.url === 'about:blank')) continue;
       try {
-        const r = await this.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true }, s.sessionId, 3000);
+        const r = await this.send('Runtime.evaluate', { expression: 'location.href', returnByValue: true }, s.sessionId, Math.min(3000, this.callTimeout));
         if (r && r.result && typeof r.result.value === 'string') s.url = r.result.value;
       } catch {
         // keep
@@ -851,7 +862,7 @@ class Leg {
     // row's next leg shares it: auto-attach (a new tab would wait for a debugger), a
     // browser-wide Fetch, discovery.
     for (const [m, p] of [['Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false }], ['Fetch.disable', {}], ['Target.setDiscoverTargets', { discover: false }]]) {
-      await this.send(m, p, undefined, 5000).catch(() => null);
+      await this.send(m, p, undefined, Math.min(5000, this.callTimeout)).catch(() => null);
     }
     const pages = new Set(this.opened);
     const popups = [];
@@ -860,8 +871,8 @@ class Leg {
       if (!info || !info.openerId || !info.targetId) continue;
       if (pages.has(info.openerId) && !pages.has(info.targetId) && !popups.includes(info.targetId)) popups.push(info.targetId);
     }
-    for (const t of [...popups, ...this.opened.splice(0)]) await this.send('Target.closeTarget', { targetId: t }, undefined, 5000).catch(() => null);
-    if (this.observer) for (const t of this.observerOpened.splice(0)) await this.osend('Target.closeTarget', { targetId: t }, undefined, 5000).catch(() => null);
+    for (const t of [...popups, ...this.opened.splice(0)]) await this.send('Target.closeTarget', { targetId: t }, undefined, Math.min(5000, this.callTimeout)).catch(() => null);
+    if (this.observer) for (const t of this.observerOpened.splice(0)) await this.osend('Target.closeTarget', { targetId: t }, undefined, Math.min(5000, this.callTimeout)).catch(() => null);
   }
 }
 
@@ -901,8 +912,10 @@ function normalizeClients(made, what) {
  *   client?: import('./guard-driver.mjs').Client, unguarded?: import('./guard-driver.mjs').Client,
  *   slot?: number, parallel?: number, variant?: string | string[], targets: Record<string, string | null>,
  *   capabilities?: Record<string, boolean> | string[], fixture?: { log(): any[] }, log?: (row: object) => void,
- *   ids?: string[], runTargets?: string[], transport?: string, ownStatic?: boolean, callTimeout?: number }} options
- *   (`ids` and `runTargets` limit the rows run; a limited run misses rows, so its summary fails)
+ *   ids?: string[], runTargets?: string[], transport?: string, ownStatic?: boolean, callTimeout?: number,
+ *   legTimeout?: number }} options
+ *   (`ids` and `runTargets` limit the rows run; a limited run misses rows, so its summary fails;
+ *   `callTimeout`, default 15 s, bounds each call; `legTimeout`, default 120 s, each leg's steps)
  * @returns {Promise<{ results: object[], summary(metadata: { guard: string, sha: string }): object }>}
  */
 export async function run(set, options = {}) {
@@ -919,6 +932,7 @@ export async function run(set, options = {}) {
   if (log !== undefined && typeof log !== 'function') throw new D.GuardVectorError('run options/log', 'must be a function receiving each completed row');
   if (!Number.isInteger(parallel) || parallel < 1) throw new D.GuardVectorError('run options/parallel', `must be a whole number of slots, 1 or more, not ${JSON.stringify(parallel)}`);
   const caps = D.capabilitySet(options.capabilities);
+  const callTimeout = options.callTimeout || CALL_TIMEOUT;
   const scope = isObject(options.capabilities) && typeof options.capabilities.scope === 'string' ? options.capabilities.scope : undefined;
   const variants = options.variant === undefined ? Object.keys(set.variants) : [].concat(options.variant);
   for (const v of variants) if (!(v in set.variants) && !/^[a-z0-9-]+$/.test(v)) throw new D.GuardVectorError('run options/variant', `${JSON.stringify(v)} is not a variant name`);
@@ -959,11 +973,11 @@ export async function run(set, options = {}) {
         const steps = D.steps(vector, side, vars);
         let context;
         if (fresh) {
-          context = await D.withTimeout(client.send('Target.createBrowserContext', {}, undefined), CALL_TIMEOUT, 'Target.createBrowserContext').then((r) => r.browserContextId, () => undefined);
+          context = await D.withTimeout(client.send('Target.createBrowserContext', {}, undefined), callTimeout, 'Target.createBrowserContext').then((r) => r.browserContextId, () => undefined);
         }
-        const leg = new Leg({ vector, side, vars, steps, client, observer: clients.unguarded, fixture, context, plant: plantsCanary(vector), detachDelay: delayOf(variant), callTimeout: options.callTimeout || CALL_TIMEOUT });
+        const leg = new Leg({ vector, side, vars, steps, client, observer: clients.unguarded, fixture, context, plant: plantsCanary(vector), detachDelay: delayOf(variant), callTimeout, legTimeout: options.legTimeout || LEG_TIMEOUT });
         const record = await leg.run();
-        if (context) await D.withTimeout(client.send('Target.disposeBrowserContext', { browserContextId: context }, undefined), CALL_TIMEOUT, 'Target.disposeBrowserContext').catch(() => null);
+        if (context) await D.withTimeout(client.send('Target.disposeBrowserContext', { browserContextId: context }, undefined), callTimeout, 'Target.disposeBrowserContext').catch(() => null);
         done.push({ vars, record });
       }
       const row = D.judgeRow(spec, e, done.slice(0, -1), done[done.length - 1]);

@@ -307,3 +307,49 @@ fn the_spec_example_runs_as_written() {
         );
     }
 }
+
+#[test]
+fn bad_input_is_refused_with_where_and_a_silent_client_never_hangs_the_run() {
+    if needs::missing("node", needs::node()) {
+        return;
+    }
+    let out = Command::new("node")
+        .arg(root().join("tests/js/errors.mjs"))
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let said = |k: &str, what: &str| {
+        assert!(
+            v[k].as_str().is_some_and(|m| m.contains(what)),
+            "{k}: {}",
+            v[k]
+        );
+    };
+    said("badVersion", "guard vectors/schemaVersion: is 2");
+    said(
+        "noCheck",
+        "(C1.script-nav)/observe/arrived: is expected but has no check",
+    );
+    said("wrongClient", "run options/client: needs send(");
+    said("wrongFactory", "clientFactory: must return a client");
+    said(
+        "badOrigin",
+        "targets/seven: \"seven.sliccy.ai\" is not an origin",
+    );
+    // A client that never answers: every call times out (200 ms), each leg stops at 3 s.
+    let ms = v["hung"]["ms"].as_u64().expect("ms");
+    assert!(ms < 60_000, "the run took {ms} ms");
+    let row = &v["hung"]["row"];
+    assert_eq!(row["control"], "fail", "{row}");
+    assert!(
+        row["errors"].as_array().is_some_and(|e| e.iter().any(|e| e
+            .as_str()
+            .is_some_and(|e| e.contains("did not finish within 3000 ms")))),
+        "{row}"
+    );
+}
