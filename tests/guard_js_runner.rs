@@ -353,3 +353,63 @@ fn bad_input_is_refused_with_where_and_a_silent_client_never_hangs_the_run() {
         "{row}"
     );
 }
+
+#[test]
+fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_style_file() {
+    if !runs_here() {
+        return;
+    }
+    let file = root().join("tests/data/guard-vectors/other-style.json");
+    let origins_file = root().join("tests/data/other-style-origins.json");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let set = slicc_browsers::vectors::Vectors::parse(&text).unwrap();
+    let origins = slicc_browsers::harness::runner::expand::Origins::from_json(
+        &std::fs::read_to_string(&origins_file).unwrap(),
+    )
+    .unwrap();
+    let options = selftest::SelfTestOptions {
+        targets: vec!["seven".into()],
+        variants: vec!["prompt".into()],
+        parallel: 2,
+        origins: Some(origins),
+        ..selftest::SelfTestOptions::default()
+    };
+    let report = slicc_browsers::harness::certify::certify(&set, &options, &|_| {})
+        .expect("the certification runs");
+    let crate_rows: std::collections::BTreeMap<String, Value> = report
+        .rows
+        .iter()
+        .map(|r| {
+            let v = serde_json::to_value(&r.row).unwrap();
+            (
+                r.row.id.clone(),
+                json!([v["control"], v["guarded"], v["live"]]),
+            )
+        })
+        .collect();
+    let out = Command::new("node")
+        .arg(root().join("scripts/test-guard.mjs"))
+        .arg("--vectors")
+        .arg(&file)
+        .arg("--origins")
+        .arg(&origins_file)
+        .args(["--target", "seven", "--certify", "--json", "--proxy"])
+        .arg(env!("CARGO_BIN_EXE_slicc-browsers"))
+        .output()
+        .expect("node runs");
+    let js_rows: std::collections::BTreeMap<String, Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON row");
+            (
+                v["id"].as_str().unwrap_or("").to_string(),
+                json!([v["control"], v["guarded"], v["live"]]),
+            )
+        })
+        .collect();
+    println!("crate: {crate_rows:?}\njs:    {js_rows:?}");
+    assert_eq!(crate_rows.len(), js_rows.len(), "the same rows");
+    assert!(!crate_rows.is_empty());
+    assert_eq!(crate_rows, js_rows, "the same statuses row by row");
+}
