@@ -1,9 +1,9 @@
 //! One reading of the format, two languages: the crate's runner records legs in headless
 //! Chromium (the no-guard self-test and `guard certify` through `guard proxy`, on the
-//! representative subset of our vectors and on the other-style file of `tests/data`), and
-//! `guard-driver.mjs` judges the same recorded legs, in Node and in a plain page that loads it
-//! and `guard-runner.mjs` over HTTP (no bundler). Every row must agree with the crate's, field
-//! by field.
+//! representative subset of our vectors and on the other-style and third-style files of
+//! `tests/data`), and `guard-driver.mjs` judges the same recorded legs, in Node and in a plain
+//! page that loads it and `guard-runner.mjs` over HTTP (no bundler). Every row must agree with
+//! the crate's, field by field.
 //!
 //! Skipped (with the reason printed) without /usr/bin/chromium or node, unless `CI` is set.
 #![cfg(all(feature = "cli-full", unix))]
@@ -252,13 +252,24 @@ fn both_judges_agree_on_recorded_legs_in_node_and_in_a_page() {
     let other_ids: Vec<String> = other.vectors.iter().map(|v| v.id.clone()).collect();
     let other_ids: Vec<&str> = other_ids.iter().map(String::as_str).collect();
 
+    // The third-style file: steps named by `as` only, guess attempts, hop chains judged apart
+    // from their destination, cookie rows live by state and a refused or filtered call.
+    let third_text =
+        std::fs::read_to_string(root().join("tests/data/guard-vectors/third-style.json")).unwrap();
+    let third = Vectors::parse(&third_text).expect("the third-style file parses");
+    let third_ids: Vec<String> = third.vectors.iter().map(|v| v.id.clone()).collect();
+    let third_ids: Vec<&str> = third_ids.iter().map(String::as_str).collect();
+
     let (a, b) = record(&ours, &subset::SUBSET, None);
+    let (e, f) = record(&third, &third_ids, None);
     let (c, d) = record(&other, &other_ids, Some(other_origins.clone()));
     let mut all = Vec::new();
     all.extend(cases("ours", &a, &selftest::origins_for));
     all.extend(cases("ours", &b, &selftest::origins_for));
     all.extend(cases("other", &c, &|_| other_origins.clone()));
     all.extend(cases("other", &d, &|_| other_origins.clone()));
+    all.extend(cases("third", &e, &selftest::origins_for));
+    all.extend(cases("third", &f, &selftest::origins_for));
     let ran = all
         .iter()
         .filter(|(_, r)| r["control"] != json!("skip"))
@@ -269,6 +280,7 @@ fn both_judges_agree_on_recorded_legs_in_node_and_in_a_page() {
         "sets": {
             "ours": serde_json::from_str::<Value>(slicc_browsers::GUARD_VECTORS).unwrap(),
             "other": serde_json::from_str::<Value>(&other_text).unwrap(),
+            "third": serde_json::from_str::<Value>(&third_text).unwrap(),
         },
         "cases": all.iter().map(|(c, _)| c.clone()).collect::<Vec<_>>(),
     });

@@ -354,24 +354,23 @@ fn bad_input_is_refused_with_where_and_a_silent_client_never_hangs_the_run() {
     );
 }
 
-#[test]
-fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_style_file() {
-    if !runs_here() {
-        return;
-    }
-    let file = root().join("tests/data/guard-vectors/other-style.json");
-    let origins_file = root().join("tests/data/other-style-origins.json");
+/// Runs `file` on seven/prompt through `guard proxy` with both runners; panics unless every row
+/// has the same (control, guarded, live) in both.
+fn same_statuses_through_the_proxy(file: &str, origins_file: Option<&str>) {
+    let file = root().join(file);
     let text = std::fs::read_to_string(&file).unwrap();
     let set = slicc_browsers::vectors::Vectors::parse(&text).unwrap();
-    let origins = slicc_browsers::harness::runner::expand::Origins::from_json(
-        &std::fs::read_to_string(&origins_file).unwrap(),
-    )
-    .unwrap();
+    let origins = origins_file.map(|f| {
+        slicc_browsers::harness::runner::expand::Origins::from_json(
+            &std::fs::read_to_string(root().join(f)).unwrap(),
+        )
+        .unwrap()
+    });
     let options = selftest::SelfTestOptions {
         targets: vec!["seven".into()],
         variants: vec!["prompt".into()],
         parallel: 2,
-        origins: Some(origins),
+        origins,
         ..selftest::SelfTestOptions::default()
     };
     let report = slicc_browsers::harness::certify::certify(&set, &options, &|_| {})
@@ -387,12 +386,14 @@ fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_style_fi
             )
         })
         .collect();
-    let out = Command::new("node")
-        .arg(root().join("scripts/test-guard.mjs"))
+    let mut node = Command::new("node");
+    node.arg(root().join("scripts/test-guard.mjs"))
         .arg("--vectors")
-        .arg(&file)
-        .arg("--origins")
-        .arg(&origins_file)
+        .arg(&file);
+    if let Some(f) = origins_file {
+        node.arg("--origins").arg(root().join(f));
+    }
+    let out = node
         .args(["--target", "seven", "--certify", "--json", "--proxy"])
         .arg(env!("CARGO_BIN_EXE_slicc-browsers"))
         .output()
@@ -408,8 +409,25 @@ fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_style_fi
             )
         })
         .collect();
-    println!("crate: {crate_rows:?}\njs:    {js_rows:?}");
-    assert_eq!(crate_rows.len(), js_rows.len(), "the same rows");
+    println!(
+        "{}:\ncrate: {crate_rows:?}\njs:    {js_rows:?}",
+        file.display()
+    );
     assert!(!crate_rows.is_empty());
-    assert_eq!(crate_rows, js_rows, "the same statuses row by row");
+    assert_eq!(
+        crate_rows, js_rows,
+        "the same rows, the same statuses row by row"
+    );
+}
+
+#[test]
+fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_and_third_style_files() {
+    if !runs_here() {
+        return;
+    }
+    same_statuses_through_the_proxy(
+        "tests/data/guard-vectors/other-style.json",
+        Some("tests/data/other-style-origins.json"),
+    );
+    same_statuses_through_the_proxy("tests/data/guard-vectors/third-style.json", None);
 }
