@@ -431,3 +431,35 @@ fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_and_thir
     );
     same_statuses_through_the_proxy("tests/data/guard-vectors/third-style.json", None);
 }
+
+#[test]
+fn the_driver_calls_instrument_load_popup_and_call_a_browser() {
+    if !runs_here() {
+        return;
+    }
+    let out = Command::new("node")
+        .arg(root().join("tests/js/driver-calls.mjs"))
+        .output()
+        .expect("node runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["identifier"], true, "{v}");
+    assert_eq!(v["load"]["ok"], true, "{v}");
+    assert_eq!(
+        v["beacon"], true,
+        "instrument's beacon ran in the loaded document: {v}"
+    );
+    assert_eq!(v["failedLoad"]["ok"], false, "{v}");
+    assert_eq!(v["popup"], json!({ "type": "page", "opener": true }), "{v}");
+    assert_eq!(v["call"]["ok"], false, "{v}");
+    assert!(
+        v["call"]["error"]["code"].is_number(),
+        "a protocol error keeps its code: {v}"
+    );
+    assert_eq!(v["refusal"], true, "{v}");
+    assert_eq!(v["notRefusal"], false, "{v}");
+}
