@@ -405,6 +405,10 @@ self.addEventListener("fetch", (e) => {
     const k = new URL(self.location.href).searchParams.get("k");
     e.respondWith(new Response('<!doctype html><title>sw page</title><body data-tag="' + (u.searchParams.get("t") || "") + '"><p id="secret">' + k + '</p></body>', { headers: { "content-type": "text/html" } }));
   }
+  // An app's bug: an error the worker does not catch, its message naming what it held.
+  if (u.pathname === "/swerr") {
+    throw new Error("vault worker failed on " + new URL(self.location.href).searchParams.get("k"));
+  }
 });
 self.addEventListener("push", (e) => {
   const d = e.data ? e.data.text() : "";

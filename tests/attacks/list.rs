@@ -227,6 +227,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.stop-all-workers", "the vault's service worker is running; ServiceWorker.stopAllWorkers on the client's page session stops it", stop_all_workers),
         A::new("c7.stop-worker-guessed", "the vault's service worker is running; ServiceWorker.stopWorker on guessed version ids (small numbers) stops it", stop_worker_guessed),
         A::new("c7.permission-embedded-origin", "Browser.setPermission storage-access with an ordinary origin and the vault as embeddedOrigin: the vault framed in the client's page holds the permission", permission_embedded_origin),
+        A::new("c7.sw-error-reported", "ServiceWorker.enable on the client's page session: ServiceWorker.workerErrorReported of the vault's worker (its message and source URL hold the secret)", sw_error_reported),
     ]
 }
 
@@ -5509,4 +5510,22 @@ fn permission_embedded_origin(ctx: &Ctx) -> Res {
             "the framed vault's storage access: {state}"
         )))
     }
+}
+
+fn sw_error_reported(ctx: &Ctx) -> Res {
+    let tab = sw_ready(ctx)?;
+    let (_, s) = client_page(ctx, None)?;
+    let from = ctx.c.event_count();
+    ctx.send("ServiceWorker.enable", json!({}), Some(&s))?;
+    // The user's vault page makes a request its worker fails on.
+    let _ = ctx.user_eval(&tab, "fetch('/swerr').then(() => true, () => false)");
+    sleep(1000);
+    let text = serde_json::to_string(
+        &ctx.events(from)
+            .iter()
+            .filter(|e| e.method == "ServiceWorker.workerErrorReported")
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_default();
+    ctx.holds_secret("ServiceWorker.workerErrorReported", &text)
 }
