@@ -101,6 +101,30 @@ fn the_js_runner_with_no_guard_behaves_on_the_subset() {
         behaved, rows,
         "no row skips on Chromium with every capability"
     );
+    // The other-style file, with its origin map, on seven: every row behaves too.
+    let other = root().join("tests/data/guard-vectors/other-style.json");
+    let origins = root().join("tests/data/other-style-origins.json");
+    let args: Vec<String> = [
+        "--vectors",
+        other.to_str().unwrap(),
+        "--origins",
+        origins.to_str().unwrap(),
+        "--target",
+        "seven",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (rows, behaved, misbehaved, _) = test_guard(&args);
+    let text = std::fs::read_to_string(&other).unwrap();
+    let other_set = slicc_browsers::vectors::Vectors::parse(&text).unwrap();
+    let on_seven = other_set
+        .vectors
+        .iter()
+        .filter(|v| v.targets.iter().any(|t| t == "seven"))
+        .count();
+    assert_eq!(rows, on_seven, "one row per vector on seven");
+    assert_eq!(misbehaved, 0, "every other-style row behaves with no guard");
+    assert_eq!(behaved, rows);
 }
 
 #[test]
