@@ -1,8 +1,9 @@
 // The npm package @ai-ecoverse/slicc-browsers (package.json at the repository root).
 //
 //   node scripts/npm-package.mjs files   `npm pack --dry-run`: the package holds exactly what
-//                                        package.json exports, plus package.json, README.md
-//                                        and LICENSE, and every export's file is in it
+//                                        package.json exports (and the guard kit's .d.mts),
+//                                        plus package.json, README.md and LICENSE, and every
+//                                        export's file is in it
 //   node scripts/npm-package.mjs test    `npm pack`, then install the tarball into a temp dir
 //                                        (offline: the package has no dependencies), import it
 //                                        by name there and run every vector of its
@@ -22,10 +23,14 @@ function files() {
   const [packed] = JSON.parse(npm(['pack', '--dry-run', '--json', '--ignore-scripts'], root));
   const got = packed.files.map((f) => f.path).sort();
   const exported = [...new Set(Object.values(pkg.exports).map((p) => p.replace(/^\.\//, '')))];
-  const want = [...new Set([...exported, 'package.json', 'README.md', 'LICENSE'])].sort();
+  // The guard kit's modules ship their type declarations beside them (TypeScript reads
+  // `x.d.mts` for `x.mjs`).
+  const types = exported.filter((f) => /^(guard-driver|guard-runner|fixture)\.mjs$/.test(f)).map((f) => f.replace(/\.mjs$/, '.d.mts'));
+  const want = [...new Set([...exported, ...types, 'package.json', 'README.md', 'LICENSE'])].sort();
   const problems = [];
   for (const f of want) if (!got.includes(f)) problems.push(`missing from the package: ${f}`);
   for (const f of got) if (!want.includes(f)) problems.push(`in the package but not exported: ${f}`);
+  if (types.length !== 3) problems.push(`the guard kit's type declarations: ${types.join(', ')}`);
   // Every schema of the repository is exported, as the spec lists them.
   for (const f of ['catalog', 'browsers', 'corpus', 'protected', 'guard-vectors']) {
     if (!pkg.exports[`./schema/${f}.schema.json`]) problems.push(`not exported: ./schema/${f}.schema.json`);
@@ -43,7 +48,7 @@ function files() {
   if (pkg.version !== crate) problems.push(`package.json version ${pkg.version} is not the crate's ${crate}`);
   for (const p of problems) console.log(p);
   console.log(`npm pack --dry-run: ${got.length} files, ${packed.size} bytes packed`);
-  const checks = want.length + got.length + 5 + 3 + 6 + got.length + 1;
+  const checks = want.length + got.length + 5 + 3 + 6 + got.length + 2;
   return [checks - problems.length, problems.length];
 }
 
