@@ -11,7 +11,7 @@
 // GUARD_TARGET=seven picks one target (test:guard-target); without it, seven and own.
 // --proxy runs every row's guarded client through `<binary> guard proxy` in front of the
 // browser (the observer goes straight to it); with --certify, rows must pass (GUARD-PASS rules)
-// instead of behaving as unguarded ones. --standin uses a stand-in already serving at <origin>
+// instead of behaving as unguarded ones (a pass counts as behaved, a text row as skipped). --standin uses a stand-in already serving at <origin>
 // (the crate's `slicc-browsers guard fixture`) instead of fixture.mjs. Ends with `test:guard: <rows> rows, <b> behaved,
 // <m> misbehaved, <s> skipped`, exit 1 when a row misbehaved.
 import { spawn } from 'node:child_process';
@@ -150,8 +150,8 @@ async function main() {
         log: (row) => {
           const vector = set.vectors.find((v) => v.id === row.id);
           const passed = [row.control, row.guarded, row.live].every((x) => x === 'pass');
-          const skipped = [row.control, row.guarded, row.live].includes('skip');
-          const [v, why] = o.certify ? (passed ? ['behaved', []] : skipped ? ['skipped', [row.reason ?? '']] : ['misbehaved', row.errors]) : verdict(vector, row);
+          const skipped = [row.control, row.guarded, row.live].some((x) => x === 'skip' || x === 'not-run');
+          const [v, why] = o.certify ? (passed ? ['behaved', []] : skipped ? ['skipped', [row.reason ?? 'not-run']] : ['misbehaved', row.errors]) : verdict(vector, row);
           counts.rows++;
           counts[v]++;
           if (v === 'misbehaved') failures.push(`MISBEHAVED ${row.id} ${row.target} ${row.variant}\n  ${why.join('\n  ')}`);
