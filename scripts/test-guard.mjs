@@ -11,8 +11,9 @@
 // GUARD_TARGET=seven picks one target (test:guard-target); without it, seven and own.
 // --proxy runs every row's guarded client through `<binary> guard proxy` in front of the
 // browser (the observer goes straight to it); with --certify, rows must pass (GUARD-PASS rules)
-// instead of behaving as unguarded ones (a pass counts as behaved, a text row as skipped). --standin uses a stand-in already serving at <origin>
-// (the crate's `slicc-browsers guard fixture`) instead of fixture.mjs. Ends with `test:guard: <rows> rows, <b> behaved,
+// instead of behaving as unguarded ones (a pass counts as behaved, a text row as skipped).
+// --standin uses a stand-in already serving at <origin> (the crate's `slicc-browsers guard
+// fixture`) instead of fixture.mjs. Ends with `test:guard: <rows> rows, <b> behaved,
 // <m> misbehaved, <s> skipped`, exit 1 when a row misbehaved.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
