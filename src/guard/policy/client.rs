@@ -89,6 +89,9 @@ pub(super) enum Step {
 pub(super) const INTERNAL_WHY: &str =
     "a browser-internal page (chrome:, devtools:, about: and the like, or the browser's own DevTools endpoint) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included";
 
+/// Why `Browser.resetPermissions` outside a context the client created is refused.
+const RESET_PERMISSIONS_WHY: &str = "it resets the permissions of every origin of a browser context the client did not create, protected ones included";
+
 /// Why tracing is refused, in the refusal's words.
 const TRACING_WHY: &str =
     "tracing records the browser process's events for every tab, protected ones included";
@@ -439,6 +442,20 @@ impl Policy {
                 }
                 self.clear_cookies(key, id, params, out);
                 Step::Done
+            }
+            // Permissions are reset for every origin of a context: only in a context the client
+            // created (Playwright's `context.clearPermissions()`); the user's contexts hold
+            // what the user (or the user's own DevTools client) granted protected origins.
+            "Browser.resetPermissions" => {
+                let created = params
+                    .get("browserContextId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|c| self.client_contexts.contains(&c.to_string()));
+                if !created {
+                    let message = self.refusal_because(RESET_PERMISSIONS_WHY);
+                    return self.refuse(key, id, &message, "reset of the user's permissions", out);
+                }
+                Step::Go(None)
             }
             // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
             "Network.getCookies" => self.cookie_read(params, v),

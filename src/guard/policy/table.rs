@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(e.class, Class::Judge);
         assert_eq!(e.param("embeddedOrigin"), Some(&Judge::Url));
         assert_eq!(
-            t.command("Browser.resetPermissions").unwrap().class,
+            t.command("Network.clearBrowserCache").unwrap().class,
             Class::Refuse
         );
     }
