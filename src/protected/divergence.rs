@@ -297,6 +297,24 @@ pub(super) fn websocket<R: Record>(
     rec: &mut R,
     judge: impl FnOnce(&str, &mut Explain) -> bool,
 ) -> bool {
+    // Most URLs are not WebSocket URLs: their scheme (before the first `:`, tabs and newlines
+    // skipped) is told without cleaning a copy.
+    let mut scheme = [0u8; 3];
+    let mut n = 0;
+    for &b in url.trim_matches(|c: char| c <= ' ').as_bytes() {
+        match b {
+            b':' => break,
+            b'\t' | b'\n' | b'\r' => continue,
+            _ if n == scheme.len() => return false,
+            _ => {
+                scheme[n] = b.to_ascii_lowercase();
+                n += 1;
+            }
+        }
+    }
+    if !matches!(&scheme[..n], b"ws" | b"wss") {
+        return false;
+    }
     let cleaned = clean(url);
     let Some((scheme, rest)) = cleaned.split_once(':') else {
         return false;

@@ -120,16 +120,11 @@ impl Matcher {
     /// through a URL the rules allow (see the module docs). [`Matcher::strict`] adds readings
     /// without such evidence, and [`Matcher::cookie_url`] is for the URLs of cookie commands.
     pub fn url(&self, url: &str) -> bool {
-        let answer = match fast::fast(&self.rules, url).or_else(|| fast::lenient(&self.rules, url))
-        {
-            Some(answer) => answer,
-            None => judge(&self.rules, url, 0, &mut Quiet),
-        };
-        answer || (self.rules.strict && self.websocket_as_http(url, &mut Quiet))
+        quick(&self.rules, url) || (self.rules.strict && self.websocket_as_http(url, &mut Quiet))
     }
 
-    /// [`Matcher::url`] without its fast path for plain `http(s)` URLs: every URL goes through
-    /// the `url` crate. The tests and the fuzz target hold the two equal.
+    /// [`Matcher::url`] without its fast paths: every URL goes through the `url` crate's full
+    /// parse. The tests and the fuzz target hold the two equal.
     #[doc(hidden)]
     pub fn url_parsed(&self, url: &str) -> bool {
         judge(&self.rules, url, 0, &mut Quiet)
@@ -434,6 +429,29 @@ fn site_of(host: &str) -> String {
     match labels.as_slice() {
         [last, second, ..] => format!("{second}.{last}"),
         _ => host,
+    }
+}
+
+/// [`judge`] without a record, through the fast paths of `fast` where they answer: an inner
+/// URL they hand back is judged at the next depth, and where they decline the full parse
+/// judges the text at the depth reached.
+fn quick(rules: &Rules, input: &str) -> bool {
+    let mut text = input;
+    let mut depth = 0;
+    loop {
+        match fast::read(rules, text, depth) {
+            fast::Quick::Answer(answer) => return answer,
+            fast::Quick::Inner(rest) => {
+                text = rest;
+                depth += 1;
+            }
+            fast::Quick::Rejected => {
+                let next = |text: &str, rec: &mut Quiet| judge(rules, text, depth + 1, rec);
+                return divergence::rejected(rules, text, depth, &mut Quiet, next);
+            }
+            fast::Quick::Transitional => return divergence::transitional(rules, text, &mut Quiet),
+            fast::Quick::Parse => return judge(rules, text, depth, &mut Quiet),
+        }
     }
 }
 
