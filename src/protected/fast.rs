@@ -175,7 +175,7 @@ pub(super) fn read<'a>(rules: &Rules, input: &'a str, depth: usize) -> Quick<'a>
         return Quick::Answer(true);
     }
     if named(&rules.inner_schemes) {
-        if too_deep(depth) || blanks || !inner_as_written(rest) {
+        if too_deep(depth) || blanks || !inner_as_written(rules, rest) {
             return Quick::Parse;
         }
         return Quick::Inner(rest);
@@ -205,10 +205,11 @@ pub(super) fn read<'a>(rules: &Rules, input: &'a str, depth: usize) -> Quick<'a>
 /// DEL and non-ASCII anywhere, space, `"`, `<`, `>` in a query, space, `"`, `<`, `>`, `` ` `` in
 /// a fragment (and a space before them). So the two texts are the same up to the first such
 /// character, and the same URL beyond it but for escapes. Then either the whole rest is free of
-/// them, or the inner URL is an `http(s)` URL whose authority ends (at `/`, `\`, `?` or `#`)
-/// before the first of them: such a URL's answer depends on its scheme and authority only
-/// (its path, query and fragment never make it fail to parse), parsed or rejected.
-fn inner_as_written(rest: &str) -> bool {
+/// them, or, before the first of them, the rest is more inner schemes (each followed by an
+/// opaque path) and then an `http(s)` URL whose authority ends (at `/`, `\`, `?` or `#`):
+/// such a URL's answer depends on its scheme and authority only (its path, query and fragment
+/// never make it fail to parse), parsed or rejected, and so does each inner URL around it.
+fn inner_as_written(rules: &Rules, rest: &str) -> bool {
     if rest.starts_with('/') {
         return false;
     }
@@ -216,14 +217,25 @@ fn inner_as_written(rest: &str) -> bool {
     let Some(first) = rest.bytes().position(|b| !kept(b)) else {
         return true;
     };
-    let head = &rest[..first];
-    let Some((scheme, after)) = head.split_once(':') else {
-        return false;
-    };
-    (scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http"))
-        && after
-            .trim_start_matches(['/', '\\'])
-            .contains(['/', '\\', '?', '#'])
+    let mut head = &rest[..first];
+    loop {
+        let Some((scheme, after)) = head.split_once(':') else {
+            return false;
+        };
+        if scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http") {
+            return after
+                .trim_start_matches(['/', '\\'])
+                .contains(['/', '\\', '?', '#']);
+        }
+        let inner = rules
+            .inner_schemes
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(scheme));
+        if !inner || after.starts_with('/') {
+            return false;
+        }
+        head = after;
+    }
 }
 
 /// Whether a transitional reading could see a deviation character in `host` (as written, or
@@ -251,29 +263,28 @@ fn special<'a>(rules: &Rules, https: bool, rest: &str) -> Quick<'a> {
     while i < b.len() && (matches!(b[i], b'/' | b'\\') || blank(b[i])) {
         i += 1;
     }
-    let start = i;
-    let mut at = None;
+    // One pass over the authority: the host starts after the last `@` and ends at the first
+    // `:` after it outside brackets.
+    let mut host_start = i;
+    let mut colon = None;
+    let mut inside = false;
     while i < b.len() {
         match b[i] {
             b'/' | b'\\' | b'?' | b'#' => break,
-            b'@' => at = Some(i),
+            b'@' => {
+                host_start = i + 1;
+                colon = None;
+                inside = false;
+            }
+            b'[' => inside = true,
+            b']' => inside = false,
+            b':' if !inside && colon.is_none() => colon = Some(i),
             _ => {}
         }
         i += 1;
     }
     let end = i;
-    let host_start = at.map_or(start, |at| at + 1);
-    let mut inside = false;
-    let mut host_end = host_start;
-    while host_end < end {
-        match b[host_end] {
-            b'[' => inside = true,
-            b']' => inside = false,
-            b':' if !inside => break,
-            _ => {}
-        }
-        host_end += 1;
-    }
+    let host_end = colon.unwrap_or(end);
     let mut port = None;
     if host_end < end {
         let mut value: u32 = 0;
@@ -307,6 +318,16 @@ fn special<'a>(rules: &Rules, https: bool, rest: &str) -> Quick<'a> {
     if host.is_empty() {
         return Quick::Rejected;
     }
+    // `Host::parse` percent-decodes into a vector it grows byte by byte; decoded here at once
+    // when the result has no `%` and neither text starts with `[` (an IPv6 literal, which it
+    // does not decode), it reads the decoded text exactly as the escaped one.
+    let decoded = host.contains('%').then(|| percent_decode(host.as_bytes()));
+    let host = match decoded.as_deref().map(std::str::from_utf8) {
+        Some(Ok(d)) if !d.contains('%') && !d.starts_with('[') && !host.starts_with('[') => {
+            Cow::Borrowed(d)
+        }
+        _ => host,
+    };
     let protected = match Host::parse(&host) {
         Ok(Host::Domain(d)) => answer(rules, https, trim_dot_bytes(d.as_bytes()), port),
         Ok(ip) => answer(rules, https, ip.to_string().as_bytes(), port),

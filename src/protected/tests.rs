@@ -120,6 +120,8 @@ fn read_hands_on_inner_urls_as_written() {
         "blob:https://a#`",
         "blob:https://a\\\u{7F}",
         "blob:HTTP://a/\u{E9}",
+        "blob:view-source:https://a/x y",
+        "Blob:Blob:https://a?\u{1}x",
     ] {
         assert_eq!(inner(url, 0).as_deref(), Some(&url[5..]), "{url:?}");
     }
@@ -127,7 +129,8 @@ fn read_hands_on_inner_urls_as_written() {
         "blob:https://a b/",
         "blob:https://\u{E9}/",
         "blob:https://a é",
-        "blob:blob:https://a/ x",
+        "blob:blob:/https://a/ x",
+        "blob:data:https://a/ x",
         "blob:data:x y",
         "bl\tob:https://a/",
     ] {
