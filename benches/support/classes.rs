@@ -19,12 +19,12 @@ use super::mixes::Rng;
 
 /// The classes, by name, with their seeds.
 pub const CLASSES: &[(&str, u64)] = &[
-    ("ascii-odd", 0x0a5c_11_0dd),
-    ("tabs", 0x07ab_5),
-    ("idna", 0x01d_0a),
+    ("ascii-odd", 0xa5c1_10dd),
+    ("tabs", 0x7ab5),
+    ("idna", 0x1d0a),
     ("percent", 0x0bad_c0de),
-    ("c0", 0x0c0_c0),
-    ("inner", 0x1_22e2),
+    ("c0", 0xc0c0),
+    ("inner", 0x0001_22e2),
 ];
 
 /// `n` URLs of the class `name` (one of [`CLASSES`]) from `seed`.

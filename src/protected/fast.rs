@@ -191,7 +191,7 @@ pub(super) fn read<'a>(rules: &Rules, input: &'a str, depth: usize) -> Quick<'a>
     );
     if named(&rules.schemes)
         || rules.extras.iter().any(|e| e.scheme.as_bytes() == scheme)
-        || (rules.strict && special_scheme && !(text.is_ascii() && !text.contains('%')))
+        || (rules.strict && special_scheme && (!text.is_ascii() || text.contains('%')))
     {
         return Quick::Parse;
     }
