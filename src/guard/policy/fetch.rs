@@ -186,6 +186,11 @@ impl Policy {
             let msg = self.own_command(key, "Fetch.continueRequest", params, Own::Ignore);
             out.to_browser.push(msg);
             self.handoffs.insert(handoff, ());
+            // Protected from now on: until its sessions go at the response, the client can
+            // neither name the popup (close, activate, attach) nor use its session.
+            if let Some(t) = self.targets.get_mut(&target) {
+                t.protected = true;
+            }
             return out.set(
                 Verdict::Drop,
                 "a popup's protected first document loads for the user, without the client",
