@@ -22,6 +22,32 @@ impl Policy {
         }
     }
 
+    /// [`Policy::scrub_member`] leaving the values at `kept` (JSON pointers into `v[member]`)
+    /// as they are: values the policy redacted itself, which still name a protected origin.
+    pub(super) fn scrub_member_keeping(
+        &self,
+        v: &mut Value,
+        member: &str,
+        kept: &[String],
+    ) -> Result<bool, ()> {
+        let Some(part) = v.get_mut(member) else {
+            return Ok(false);
+        };
+        let held: Vec<(&str, Value)> = kept
+            .iter()
+            .filter_map(|p| Some((p.as_str(), part.pointer_mut(p)?.take())))
+            .collect();
+        let scrubbed = self.scrub_member(v, member);
+        if let Some(part) = v.get_mut(member) {
+            for (p, value) in held {
+                if let Some(slot) = part.pointer_mut(p) {
+                    *slot = value;
+                }
+            }
+        }
+        scrubbed
+    }
+
     /// Scrubs `v[member]` of what names a protected origin: `Err` when the message names one
     /// outside any list (then it must not reach the client), `Ok(changed)` otherwise.
     pub(super) fn scrub_member(&self, v: &mut Value, member: &str) -> Result<bool, ()> {
@@ -106,10 +132,14 @@ impl Policy {
             return out.set(Verdict::Refuse, "page turned to show protected content");
         }
         let mut changed = false;
+        let mut kept: Vec<String> = Vec::new();
         match p.method.as_str() {
             "Target.attachToTarget" => return self.attach_response(frame, v, &key, id, &p, out),
             "Target.attachToBrowserTarget" => self.browser_session_response(&v, &key),
-            "Target.getTargets" => changed = self.targets_response(&mut v, out),
+            "Target.getTargets" => {
+                changed = self.targets_response(&mut v, out);
+                kept = self.redacted_infos(&v["result"]["targetInfos"], "/targetInfos");
+            }
             "Target.getTargetInfo" if self.target_info_response(&v, out) => {
                 let refusal = self.m.refusal().to_string();
                 out.to_client
@@ -120,6 +150,14 @@ impl Policy {
                 if let Some(c) = v["result"]["browserContextId"].as_str() {
                     self.client_contexts.insert(c.to_string(), ());
                 }
+            }
+            "Target.getTargetInfo" => {
+                let mut info = v["result"]["targetInfo"].take();
+                if self.redact_shown(&mut info) {
+                    changed = true;
+                    kept = vec!["/targetInfo/url".into(), "/targetInfo/title".into()];
+                }
+                v["result"]["targetInfo"] = info;
             }
             "Page.getNavigationHistory" => changed = self.history_response(&mut v, &key),
             "Page.getFrameTree" | "Page.getResourceTree"
@@ -139,7 +177,7 @@ impl Policy {
             "Page.captureSnapshot" => changed = self.snapshot_response(&mut v, &key),
             _ => {}
         }
-        match self.scrub_member(&mut v, "result") {
+        match self.scrub_member_keeping(&mut v, "result", &kept) {
             Err(()) => {
                 let refusal = self.m.refusal().to_string();
                 out.to_client
@@ -209,6 +247,8 @@ impl Policy {
             return out.set(Verdict::Drop, "session not shown to the client yet");
         }
         let mut changed = false;
+        // Values the policy redacted itself (they still name a protected origin).
+        let mut redacted: Vec<String> = Vec::new();
         if method.starts_with("Debugger.") || method.starts_with("CSS.") {
             if let Some(why) = self.script_event(&v, &key, method, out) {
                 return out.set(Verdict::Drop, why);
@@ -228,13 +268,34 @@ impl Policy {
                 return out.set(Verdict::Drop, "the guard's own Network domain");
             }
             m if m.starts_with("Network.") => match self.network_event(&mut v, &key, m) {
-                Some(c) => changed = c,
+                Some(c) => {
+                    changed = c;
+                    if m == "Network.requestWillBeSent" && self.shown_blocked(&v, &key) {
+                        redacted.push("/request/url".into());
+                        redacted.push("/documentURL".into());
+                    }
+                }
                 None => return out.set(Verdict::Drop, "protected request"),
             },
             _ => {}
         }
+        // A navigation a page starts toward a protected URL is failed by the interception
+        // (fetch.rs): the client sees it requested, with the URL redacted to its origin, and
+        // then fail, as any blocked navigation.
+        if matches!(
+            method,
+            "Page.frameRequestedNavigation"
+                | "Page.frameScheduledNavigation"
+                | "Page.frameStartedNavigating"
+        ) {
+            if let Some(u) = v["params"]["url"].as_str().filter(|u| self.off_limits(u)) {
+                v["params"]["url"] = Value::String(super::scrub::redacted(u));
+                changed = true;
+                redacted.push("/url".into());
+            }
+        }
         if scrubbed_domain(method) {
-            match self.scrub_member(&mut v, "params") {
+            match self.scrub_member_keeping(&mut v, "params", &redacted) {
                 Err(()) => return out.set(Verdict::Drop, "names a protected origin"),
                 Ok(more) => changed |= more,
             }

@@ -8,7 +8,51 @@ use serde_json::{json, Value};
 use super::client::Step;
 use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
 use super::{Output, Policy, Verdict};
+/// The host remembered for a protected document request shown to the client as blocked
+/// (no host is a NUL): its `loadingFailed` reaches the client too.
+pub(super) const SHOWN_BLOCKED: &str = "\u{0}blocked document";
+
+/// A protected document request's `requestWillBeSent` as the client sees it: its URLs
+/// redacted to their origin, no headers, and the `Location` of a redirect that led there
+/// redacted too.
+fn redact_blocked_request(v: &mut Value) {
+    let p = &mut v["params"];
+    for ptr in ["/request/url", "/documentURL"] {
+        if let Some(u) = p.pointer_mut(ptr) {
+            if let Some(text) = u.as_str() {
+                *u = Value::String(super::scrub::redacted(text));
+            }
+        }
+    }
+    if let Some(req) = p.get_mut("request").and_then(Value::as_object_mut) {
+        req.remove("urlFragment");
+        req.insert("headers".into(), Value::Object(Default::default()));
+    }
+    if let Some(headers) = p
+        .pointer_mut("/redirectResponse/headers")
+        .and_then(Value::as_object_mut)
+    {
+        for (k, val) in headers.iter_mut() {
+            if k.eq_ignore_ascii_case("location") {
+                if let Some(text) = val.as_str() {
+                    *val = Value::String(super::scrub::redacted(text));
+                }
+            }
+        }
+    }
+}
+
 impl Policy {
+    /// Whether `v` is a `requestWillBeSent` the client is shown as a blocked document request.
+    pub(super) fn shown_blocked(&self, v: &Value, key: &str) -> bool {
+        let Some(rid) = v["params"]["requestId"].as_str() else {
+            return false;
+        };
+        self.session(key)
+            .and_then(|s| s.requests.get(&rid.to_string()))
+            .is_some_and(|(p, h)| *p && h == SHOWN_BLOCKED)
+    }
+
     /// `Network` events: `None` when the event must be withheld, else whether it changed.
     pub(super) fn network_event(&mut self, v: &mut Value, key: &str, method: &str) -> Option<bool> {
         let rid = v["params"]["requestId"].as_str().map(str::to_string);
@@ -21,9 +65,27 @@ impl Policy {
                 let url = v["params"]["request"]["url"].as_str().unwrap_or_default();
                 let doc = v["params"]["documentURL"].as_str().unwrap_or_default();
                 let protected = self.m.cookie_url(url) || self.m.cookie_url(doc);
-                let host = host_of(url).to_string();
+                // A protected document request on a document session is failed by the
+                // interception before it is sent (fetch.rs; one it missed costs the session):
+                // the client sees it start and fail, as any blocked navigation, with its URL
+                // redacted to the origin, so its library reports a failed navigation instead
+                // of waiting for one that never comes.
+                let shown = protected
+                    && v["params"]["type"].as_str() == Some("Document")
+                    && self
+                        .session(key)
+                        .is_some_and(|s| s.kind == super::state::Kind::Document);
+                let host = if shown {
+                    SHOWN_BLOCKED.to_string()
+                } else {
+                    host_of(url).to_string()
+                };
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                     s.requests.insert(r, (protected, host));
+                }
+                if shown {
+                    redact_blocked_request(v);
+                    return Some(true);
                 }
                 if protected {
                     return None;
@@ -121,6 +183,10 @@ impl Policy {
                     changed |= self.filter_set_cookies(v, &host);
                 }
             },
+            "Network.loadingFailed"
+                if known
+                    .as_ref()
+                    .is_some_and(|(p, h)| *p && h == SHOWN_BLOCKED) => {}
             _ => {
                 if known.as_ref().is_some_and(|(p, _)| *p) {
                     return None;

@@ -98,6 +98,64 @@ struct Paused<'a> {
 }
 
 impl Policy {
+    /// Remembers that the policy failed a main-frame document load of `url` in `target`.
+    fn remember_blocked(&mut self, target: &str, url: &str) {
+        if let Some(t) = self.targets.get_mut(target) {
+            if !t.blocked.iter().any(|b| b == url) {
+                if t.blocked.len() >= super::state::BLOCKED_KEPT {
+                    t.blocked.remove(0);
+                }
+                t.blocked.push(url.to_string());
+            }
+        }
+    }
+
+    /// A protected document request the policy fails: Chromium reports its failure
+    /// (`Network.loadingFailed`, `net::ERR_BLOCKED_BY_CLIENT`) but not its start, which a
+    /// navigation failed before it was sent never gets. The client, whose library waits for a
+    /// navigation's request to end, is shown the start (`Network.requestWillBeSent`, the URL
+    /// redacted to its origin) unless it saw one already (a redirect hop of a request it
+    /// knows), and then the failure: an ordinary failed navigation.
+    fn show_blocked_start(&mut self, key: &str, p: &Value, out: &mut Output) {
+        let Some(rid) = p["networkId"].as_str() else {
+            return;
+        };
+        let Some(s) = self.sessions.get_mut(key) else {
+            return;
+        };
+        if s.requests.get(&rid.to_string()).is_some() {
+            return;
+        }
+        s.requests.insert(rid.to_string(), (true, super::cookies::SHOWN_BLOCKED.to_string()));
+        let url = super::scrub::redacted(p["request"]["url"].as_str().unwrap_or_default());
+        let mut event = json!({
+            "method": "Network.requestWillBeSent",
+            "params": {
+                "requestId": rid,
+                "loaderId": rid,
+                "documentURL": url,
+                "request": {
+                    "url": url,
+                    "method": p["request"]["method"].as_str().unwrap_or("GET"),
+                    "headers": {},
+                    "initialPriority": "VeryHigh",
+                    "referrerPolicy": "strict-origin-when-cross-origin",
+                },
+                "timestamp": 0,
+                "wallTime": 0,
+                "initiator": {"type": "other"},
+                "redirectHasExtraInfo": false,
+                "type": "Document",
+                "frameId": p["frameId"],
+                "hasUserGesture": false,
+            },
+        });
+        if !key.is_empty() {
+            event["sessionId"] = json!(key);
+        }
+        out.to_client.push(event.to_string());
+    }
+
     /// Reads a paused request or auth challenge.
     fn paused_request<'a>(&self, v: &'a Value) -> Paused<'a> {
         let p = &v["params"];
@@ -147,6 +205,8 @@ impl Policy {
             return out.set(Verdict::Drop, "no session");
         };
         let document_session = s.kind == Kind::Document;
+        let target = s.target.clone();
+        let client_network = visible && s.client_network;
         // A session with a renderer-wide override loads no document on a site a protected
         // origin shares: the override would follow it into that site's renderer process.
         let shared = document_session
@@ -206,6 +266,14 @@ impl Policy {
             }
             // A protected document is failed.
             let failed = rtype == "Document";
+            if document_session && failed && !response {
+                if p["frameId"].as_str() == Some(target.as_str()) {
+                    self.remember_blocked(&target, url);
+                }
+                if client_network {
+                    self.show_blocked_start(key, p, out);
+                }
+            }
             let msg = if document_session && failed && !response {
                 self.own_command(
                     key,

@@ -145,6 +145,15 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
                     }
                     if let Some(how) = judge_of(k, self.cookie_params) {
                         if self.judge(how, child) {
+                            // An error page's failed URL: nothing protected committed there
+                            // (a load the guard, or anything else, failed); the frame stays,
+                            // with the URL redacted to its origin.
+                            if k == "unreachableUrl" {
+                                let shown = redacted(child.as_str().unwrap_or_default());
+                                *child = Value::String(shown);
+                                *changed = true;
+                                continue;
+                            }
                             names = true;
                             continue;
                         }
@@ -222,6 +231,16 @@ pub fn internal_url(url: &str) -> bool {
         return !matches!(page.as_str(), "blank" | "srcdoc");
     }
     INTERNAL_SCHEMES.contains(&scheme.as_str())
+}
+
+/// What a client is shown of a protected URL where it may see that something protected is
+/// there (a listing of its own tab on the error page of a blocked load, an error frame): the
+/// URL's origin (`https://seven.sliccy.ai`), or `about:blank#blocked` where it has none.
+pub(crate) fn redacted(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) if u.origin().is_tuple() => u.origin().ascii_serialization(),
+        _ => "about:blank#blocked".to_string(),
+    }
 }
 
 /// Removes from a `Cookie` request header value the pairs whose name is in `names`.

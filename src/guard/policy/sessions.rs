@@ -158,6 +158,9 @@ impl Policy {
         if resume {
             event["params"]["waitingForDebugger"] = Value::Bool(false);
         }
+        let mut info = event["params"]["targetInfo"].take();
+        self.redact_shown(&mut info);
+        event["params"]["targetInfo"] = info;
         let mut shown = event.clone();
         shown["params"]["waitingForDebugger"] = Value::Bool(false);
         if let Some(s) = self.sessions.get_mut(&sid) {

@@ -138,7 +138,17 @@ pub(crate) struct TargetRecord {
     pub(crate) seq: u64,
     /// The client was told about it by the root session's discovery.
     pub(crate) announced: bool,
+    /// Protected URLs whose main-frame document load the policy failed in this target (the
+    /// most recent last, a few at most): the error page Chromium commits for such a load
+    /// shows the failed URL as the target's URL, yet it is no protected document.
+    pub(crate) blocked: Vec<String>,
+    /// Its current URL is one of `blocked`: an error page, shown with its URL and title
+    /// redacted to the origin.
+    pub(crate) error_page: bool,
 }
+
+/// How many blocked URLs a target remembers.
+pub(crate) const BLOCKED_KEPT: usize = 8;
 
 /// What a session is attached to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

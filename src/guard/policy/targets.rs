@@ -118,15 +118,24 @@ impl Policy {
         let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
         let opener = self.opener_of(info);
         let unknown_opener = opener == Opener::Unknown;
-        let (previous, origin, prefetched) =
-            self.targets.get(id).map_or((false, false, false), |t| {
-                (t.protected, t.origin, t.prefetched)
+        let (previous, origin, prefetched, error_page) =
+            self.targets.get(id).map_or((false, false, false, false), |t| {
+                (
+                    t.protected,
+                    t.origin,
+                    t.prefetched,
+                    t.blocked.iter().any(|b| b == url.split('#').next().unwrap_or(url)),
+                )
             });
         let origin = origin && self.m.inherits(url);
-        let protected =
-            self.m.target(url, previous, opener) || origin || prefetched || self.internal(url);
+        // The error page of a load the policy failed shows the failed URL; it is the client's
+        // page still (nothing protected committed: the request never left the browser).
+        let error_page = error_page && !previous && !origin && !prefetched;
+        let protected = !error_page
+            && (self.m.target(url, previous, opener) || origin || prefetched || self.internal(url));
         match self.targets.get_mut(id) {
             Some(t) => {
+                t.error_page = error_page;
                 t.info = info.clone();
                 t.kind = kind.to_string();
                 t.origin = origin;
@@ -148,6 +157,8 @@ impl Policy {
                         prefetched: false,
                         seq: self.seq,
                         announced: false,
+                        blocked: Vec::new(),
+                        error_page: false,
                     },
                 );
             }
@@ -225,7 +236,7 @@ impl Policy {
         if method == "Target.targetInfoChanged" {
             self.target_changed(&id, out);
         }
-        let mut changed = false;
+        let mut changed = self.redact_shown(&mut v["params"]["targetInfo"]);
         if key.is_empty() {
             let kind = self
                 .targets
@@ -244,7 +255,12 @@ impl Policy {
                 t.announced = true;
             }
         }
-        match self.scrub_member(&mut v, "params") {
+        let kept: Vec<String> = if changed {
+            vec!["/targetInfo/url".into(), "/targetInfo/title".into()]
+        } else {
+            Vec::new()
+        };
+        match self.scrub_member_keeping(&mut v, "params", &kept) {
             Err(()) => out.set(Verdict::Drop, "names a protected origin"),
             Ok(more) => self.deliver(frame, &v, changed || more, out),
         }
@@ -268,7 +284,7 @@ impl Policy {
             shown.sort();
             for (_, k) in shown {
                 let mut info = self.targets[&k].info.clone();
-                let mut changed = false;
+                let mut changed = self.redact_shown(&mut info);
                 let judging = Judging {
                     m: &self.m,
                     endpoints: &self.endpoints,
@@ -327,6 +343,43 @@ impl Policy {
         out.set(Verdict::Forward, "");
     }
 
+    /// A target's info as the client may see it: a target on the error page of a load the
+    /// policy failed shows the failed URL as its URL and title, which are redacted to the
+    /// origin. Returns whether `info` changed.
+    pub(super) fn redact_shown(&self, info: &mut Value) -> bool {
+        let error_page = info["targetId"]
+            .as_str()
+            .and_then(|id| self.targets.get(id))
+            .is_some_and(|t| t.error_page);
+        if !error_page {
+            return false;
+        }
+        let Some(url) = info["url"].as_str() else {
+            return false;
+        };
+        let shown = super::scrub::redacted(url);
+        info["url"] = json!(shown);
+        info["title"] = json!(shown);
+        true
+    }
+
+    /// The pointers (under `base`) of the `url` and `title` of every info in `infos` that
+    /// [`Policy::redact_shown`] redacted: kept as they are by the scrub.
+    pub(super) fn redacted_infos(&self, infos: &Value, base: &str) -> Vec<String> {
+        let mut kept = Vec::new();
+        for (i, info) in infos.as_array().into_iter().flatten().enumerate() {
+            let error_page = info["targetId"]
+                .as_str()
+                .and_then(|id| self.targets.get(id))
+                .is_some_and(|t| t.error_page);
+            if error_page {
+                kept.push(format!("{base}/{i}/url"));
+                kept.push(format!("{base}/{i}/title"));
+            }
+        }
+        kept
+    }
+
     /// A `Target.getTargets` result: every target learnt, protected ones taken out. Returns
     /// whether the result changed.
     pub(super) fn targets_response(&mut self, v: &mut Value, out: &mut Output) -> bool {
@@ -350,6 +403,12 @@ impl Policy {
                     .is_some_and(|t| targets.get(t).is_some_and(|t| !t.protected))
             });
             changed = items.len() != before;
+        }
+        let n = v["result"]["targetInfos"].as_array().map_or(0, Vec::len);
+        for i in 0..n {
+            let mut info = v["result"]["targetInfos"][i].take();
+            changed |= self.redact_shown(&mut info);
+            v["result"]["targetInfos"][i] = info;
         }
         changed
     }
