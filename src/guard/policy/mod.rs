@@ -537,7 +537,7 @@ impl Policy {
     }
 
     /// The refusal error for a client command.
-    fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
+    pub(super) fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
         let mut msg = json!({"id": id, "error": {"code": REFUSAL_CODE, "message": message}});
         if session != ROOT {
             msg["sessionId"] = Value::String(session.to_string());

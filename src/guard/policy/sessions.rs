@@ -19,7 +19,10 @@ pub(super) fn own_auto_attach() -> Value {
 
 impl Policy {
     /// Starts detaching a session and everything it attached; nothing of them reaches the
-    /// client afterwards.
+    /// client afterwards. A client that had the session is told at once
+    /// (`Target.detachedFromTarget`, not waiting for the browser's), every command of its in
+    /// flight on it is answered with the refusal, and every command held for a check on it
+    /// is answered as its check failed: no call is left waiting.
     pub(super) fn detach(&mut self, key: &str, out: &mut Output) {
         if key.is_empty() {
             return;
@@ -31,8 +34,23 @@ impl Policy {
             return;
         }
         s.closed = true;
+        let was_visible = std::mem::replace(&mut s.visible, false);
+        let target = s.target.clone();
         let parent = s.parent.clone();
         out.detached.push(key.to_string());
+        let parent_shown = parent.is_empty() || self.session(&parent).is_some_and(|p| p.visible);
+        if was_visible && parent_shown {
+            let mut event = json!({"method": "Target.detachedFromTarget",
+                "params": {"sessionId": key}});
+            if !self.hidden(&target) {
+                event["params"]["targetId"] = json!(target);
+            }
+            if !parent.is_empty() {
+                event["sessionId"] = json!(parent);
+            }
+            out.to_client.push(event.to_string());
+        }
+        self.answer_in_flight(key, out);
         let parent_open = self.session(&parent).is_some_and(|p| !p.closed);
         if parent_open {
             let msg = self.own_command(
@@ -53,6 +71,37 @@ impl Policy {
             if let Some(s) = self.sessions.get_mut(&c) {
                 s.closed = true;
             }
+        }
+    }
+
+    /// Answers every client command in flight on session `key` (forwarded, or held for a
+    /// check) with the refusal: the session is gone.
+    fn answer_in_flight(&mut self, key: &str, out: &mut Output) {
+        let mut ids: Vec<i64> = self
+            .pending
+            .keys()
+            .filter(|(k, _)| k == key)
+            .map(|(_, id)| *id)
+            .collect();
+        ids.sort_unstable();
+        let refusal = self.refusal_because("the session was detached: its target is protected");
+        for id in ids {
+            self.pending.remove(&(key.to_string(), id));
+            out.to_client
+                .push(self.refusal_frame(key, &Value::from(id), &refusal));
+        }
+        let mut held: Vec<u64> = self
+            .holds
+            .iter()
+            .filter(|(_, h)| h.session == key)
+            .map(|(k, _)| *k)
+            .collect();
+        held.sort_unstable();
+        for h in held {
+            if let Some(hold) = self.holds.get_mut(&h) {
+                hold.blocked = true;
+            }
+            self.settle_hold(h, out);
         }
     }
 
