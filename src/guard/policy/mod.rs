@@ -298,6 +298,9 @@ pub struct Policy {
     next_auto: i64,
     own: HashMap<i64, (String, Own)>,
     pending: HashMap<(String, i64), Pending>,
+    /// Sessions cut during the message being handled: their commands still in flight are
+    /// answered at its end.
+    cut: Vec<String>,
     targets: HashMap<String, TargetRecord>,
     gone: state::Bounded<String, bool>,
     seq: u64,
@@ -362,6 +365,7 @@ impl Policy {
             next_auto: *AUTO_IDS.end(),
             own: HashMap::new(),
             pending: HashMap::new(),
+            cut: Vec::new(),
             targets: HashMap::new(),
             seq: 0,
             sessions: HashMap::new(),
@@ -404,6 +408,7 @@ impl Policy {
         self.expire(&mut out);
         if let Some(n) = self.over_budget(frame) {
             self.client_over_budget(frame, n, &mut out);
+            self.flush_cut(&mut out);
             self.keep_order(&mut out);
             return out;
         }
@@ -423,10 +428,12 @@ impl Policy {
                 self.queue.push_back(frame.to_string());
                 out.set(Verdict::Hold, "starting");
             }
+            self.flush_cut(&mut out);
             self.keep_order(&mut out);
             return out;
         }
         self.client_frame(frame, &mut out);
+        self.flush_cut(&mut out);
         self.keep_order(&mut out);
         out
     }
@@ -442,6 +449,7 @@ impl Policy {
             Some(n) => self.browser_over_budget(frame, n, &mut out),
             None => self.browser_frame(frame, &mut out),
         }
+        self.flush_cut(&mut out);
         self.keep_order(&mut out);
         out
     }
@@ -452,6 +460,7 @@ impl Policy {
         let mut out = Output::new();
         out.set(Verdict::Own, "tick");
         self.expire(&mut out);
+        self.flush_cut(&mut out);
         self.keep_order(&mut out);
         out
     }

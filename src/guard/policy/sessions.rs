@@ -77,19 +77,7 @@ impl Policy {
     /// Answers every client command in flight on session `key` (forwarded, or held for a
     /// check) with the refusal: the session is gone.
     fn answer_in_flight(&mut self, key: &str, out: &mut Output) {
-        let mut ids: Vec<i64> = self
-            .pending
-            .keys()
-            .filter(|(k, _)| k == key)
-            .map(|(_, id)| *id)
-            .collect();
-        ids.sort_unstable();
-        let refusal = self.refusal_because("the session was detached: its target is protected");
-        for id in ids {
-            self.pending.remove(&(key.to_string(), id));
-            out.to_client
-                .push(self.refusal_frame(key, &Value::from(id), &refusal));
-        }
+        // Held first: settling a hold answers its command and ends it in flight.
         let mut held: Vec<u64> = self
             .holds
             .iter()
@@ -100,8 +88,34 @@ impl Policy {
         for h in held {
             if let Some(hold) = self.holds.get_mut(&h) {
                 hold.blocked = true;
+                hold.waiting = 0;
+                self.settle_hold(h, out);
             }
-            self.settle_hold(h, out);
+        }
+        // Forwarded ones once this message is through (a hold being settled now answers its
+        // own command after this returns).
+        self.cut.push(key.to_string());
+    }
+
+    /// Answers the client commands still in flight on the sessions cut during this message
+    /// (see [`Policy::detach`]) with the refusal.
+    pub(super) fn flush_cut(&mut self, out: &mut Output) {
+        if self.cut.is_empty() {
+            return;
+        }
+        let cut: HashSet<String> = self.cut.drain(..).collect();
+        let mut ids: Vec<(String, i64)> = self
+            .pending
+            .keys()
+            .filter(|(k, _)| cut.contains(k))
+            .cloned()
+            .collect();
+        ids.sort_unstable();
+        let refusal = self.refusal_because("the session was detached: its target is protected");
+        for (key, id) in ids {
+            self.pending.remove(&(key.clone(), id));
+            out.to_client
+                .push(self.refusal_frame(&key, &Value::from(id), &refusal));
         }
     }
 
