@@ -207,6 +207,21 @@ impl Policy {
         if !restorable {
             return;
         }
+        // Hidden from the client from now on, with the tab holding it: a client shown a
+        // target it can never attach to waits for it (Puppeteer's connect waits for every tab
+        // it was shown to be attached).
+        let withheld: Vec<String> = self
+            .sessions
+            .get(sid)
+            .map(|s| {
+                let tab = self
+                    .sessions
+                    .get(&s.parent)
+                    .map(|p| p.target.clone())
+                    .filter(|t| self.targets.get(t).is_some_and(|t| t.kind == "tab"));
+                std::iter::once(s.target.clone()).chain(tab).collect()
+            })
+            .unwrap_or_default();
         let held: Vec<u64> = self
             .holds
             .iter()
@@ -214,7 +229,7 @@ impl Policy {
             .map(|(k, _)| *k)
             .collect();
         if held.is_empty() {
-            return self.detach(sid, out);
+            self.detach(sid, out);
         }
         for h in held {
             if let Some(hold) = self.holds.get_mut(&h) {
@@ -222,6 +237,9 @@ impl Policy {
                 hold.reason = Some(BACKLIST_WHY);
             }
             self.settle_hold(h, out);
+        }
+        for t in withheld {
+            self.withhold(&t, out);
         }
     }
 
@@ -265,7 +283,7 @@ impl Policy {
             }
             let target = s.target.clone();
             if let Some(t) = self.targets.get_mut(&target) {
-                t.prefetched = true;
+                t.withheld = true;
             }
             self.session_reached(key, true, out);
             return Some("a protected document prefetched by the page");
@@ -327,7 +345,7 @@ impl Policy {
         if preloads && urls.iter().flatten().any(|u| self.off_limits(u)) {
             let target = s.target.clone();
             if let Some(t) = self.targets.get_mut(&target) {
-                t.prefetched = true;
+                t.withheld = true;
             }
             self.session_reached(key, true, out);
             return Some("a protected document prefetched by the page");

@@ -242,9 +242,11 @@ impl Policy {
         let named = v["params"]["targetInfo"]["targetId"]
             .as_str()
             .or_else(|| v["params"]["targetId"].as_str());
+        // A target the client was shown and that is hidden now is gone for it: telling it so
+        // (`targetDestroyed`, sent when the policy withholds it) names only what it knew.
         if v["method"]
             .as_str()
-            .is_some_and(|m| m.starts_with("Target."))
+            .is_some_and(|m| m.starts_with("Target.") && m != "Target.targetDestroyed")
             && named.is_some_and(|t| self.hidden(t))
         {
             return None;

@@ -131,9 +131,11 @@ pub(crate) struct TargetRecord {
     /// Its opener was unknown when it was last judged (so the first discovery's rejudging may
     /// clear a protection that rested on that alone).
     pub(crate) unknown_opener: bool,
-    /// Its page prefetched a protected document (speculation rules), which a navigation of
-    /// that page may commit with no request to pause: protected for the rest of its life.
-    pub(crate) prefetched: bool,
+    /// Protected for the rest of its life: its page prefetched a protected document
+    /// (speculation rules), which a navigation of that page may commit with no request to
+    /// pause, or its back/forward list holds a protected page, which a history navigation
+    /// restores with no request either (or it is the tab holding such a page).
+    pub(crate) withheld: bool,
     /// Creation order, for listings.
     pub(crate) seq: u64,
     /// The client was told about it by the root session's discovery.

@@ -66,7 +66,7 @@ impl Policy {
                 let now = self.m.target(url, t.previous, opener)
                     || made_before
                     || t.origin
-                    || t.prefetched
+                    || t.withheld
                     || self.internal(url);
                 // A protection judged with a known opener stays: that opener was protected
                 // then, and a document it made keeps its origin whatever the opener does
@@ -123,7 +123,7 @@ impl Policy {
                 (
                     t.protected,
                     t.origin,
-                    t.prefetched,
+                    t.withheld,
                     t.blocked.iter().any(|b| b == url.split('#').next().unwrap_or(url)),
                 )
             });
@@ -154,7 +154,7 @@ impl Policy {
                         previous,
                         origin,
                         unknown_opener,
-                        prefetched: false,
+                        withheld: false,
                         seq: self.seq,
                         announced: false,
                         blocked: Vec::new(),
@@ -341,6 +341,27 @@ impl Policy {
         }
         out.to_client.push(frame.to_string());
         out.set(Verdict::Forward, "");
+    }
+
+    /// Withholds target `id` for the rest of its life (see `TargetRecord::withheld`): it is
+    /// protected from now on, every session to it is cut, and a client told of it is told it is
+    /// gone (`Target.targetDestroyed`), so that no client waits for it (Puppeteer's connect
+    /// waits for every page it was shown).
+    pub(super) fn withhold(&mut self, id: &str, out: &mut Output) {
+        let Some(t) = self.targets.get_mut(id) else {
+            return;
+        };
+        if t.withheld {
+            return;
+        }
+        t.withheld = true;
+        let told = t.announced;
+        self.protect_target(id, out);
+        if told {
+            out.to_client.push(
+                json!({"method": "Target.targetDestroyed", "params": {"targetId": id}}).to_string(),
+            );
+        }
     }
 
     /// A target's info as the client may see it: a target on the error page of a load the
