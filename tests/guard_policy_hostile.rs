@@ -498,7 +498,11 @@ fn held_history_navigations_count_as_in_flight() {
     assert_eq!(p.in_flight(), 4);
     // The checks fail closed (time): each held command is refused and no longer in flight.
     let out = p.tick(60_000);
-    let refused = out.to_client.iter().filter(|f| f.contains("\"error\"")).count();
+    let refused = out
+        .to_client
+        .iter()
+        .filter(|f| f.contains("\"error\""))
+        .count();
     assert_eq!(refused, 4, "{out:#?}");
     assert_eq!(p.in_flight(), 0);
 }

@@ -149,6 +149,97 @@ impl Policy {
         format!("{} ({because})", self.m.refusal())
     }
 
+    /// What a refused command named that is protected, in the words a refusal gives it: the
+    /// origin of a protected URL (or of a storage key), the domain of a protected cookie
+    /// (`cookies of <domain>`), "a browser-internal page", or "a protected target" for a
+    /// target id (whose origin the client may never have been shown). `None` when the command names none of them (it was
+    /// refused for what it would do, not for what it names).
+    pub(super) fn refused_what(&self, v: &Value) -> Option<String> {
+        let of_url = |u: &str| -> Option<String> {
+            if self.internal(u) {
+                Some("a browser-internal page".to_string())
+            } else if self.m.cookie_url(u) {
+                Some(super::scrub::redacted(u))
+            } else {
+                None
+            }
+        };
+        match v {
+            Value::Object(map) => {
+                for (k, child) in map {
+                    let found = match (k.as_str(), child) {
+                        // Not its origin: the client may have guessed an id it was never shown.
+                        ("targetId" | "openerId", Value::String(t))
+                            if self.hidden_or_unknown(t) =>
+                        {
+                            Some("a protected target".to_string())
+                        }
+                        ("storageKey" | "origin" | "securityOrigin", Value::String(k))
+                            if self.m.storage_key(k) || self.off_limits(k) =>
+                        {
+                            Some(of_url(k).unwrap_or_else(|| {
+                                super::scrub::redacted(k.split('^').next().unwrap_or(k))
+                            }))
+                        }
+                        ("domain", Value::String(d)) if self.m.cookie_domain(d) => {
+                            Some(format!("cookies of {}", d.trim_start_matches('.')))
+                        }
+                        (_, Value::String(u)) if u.contains(':') => of_url(u),
+                        _ => None,
+                    };
+                    if let Some(w) = found.or_else(|| self.refused_what(child)) {
+                        return Some(w);
+                    }
+                }
+                None
+            }
+            Value::Array(items) => items.iter().find_map(|i| self.refused_what(i)),
+            _ => None,
+        }
+    }
+
+    /// Names, in each refusal of `out` to client command `frame`, what it refused (see
+    /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket
+    /// says which protected thing it was.
+    pub(super) fn name_refused(&self, frame: &str, out: &mut Output) {
+        if out.verdict != Verdict::Refuse {
+            return;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(frame) else {
+            return;
+        };
+        let Some(what) = v.get("params").and_then(|p| self.refused_what(p)) else {
+            return;
+        };
+        let refusal = self.m.refusal();
+        for f in out.to_client.iter_mut() {
+            let Ok(mut answer) = serde_json::from_str::<Value>(f) else {
+                continue;
+            };
+            if answer.get("id") != v.get("id") || answer.get("sessionId") != v.get("sessionId") {
+                continue;
+            }
+            let Some(message) = answer.pointer("/error/message").and_then(Value::as_str) else {
+                continue;
+            };
+            let named = if message == refusal {
+                format!("{refusal} ({what})")
+            } else if let Some(rest) = message
+                .strip_prefix(refusal)
+                .and_then(|r| r.strip_prefix(" ("))
+            {
+                if rest.starts_with(&what) {
+                    continue;
+                }
+                format!("{refusal} ({what}: {rest}")
+            } else {
+                continue;
+            };
+            answer["error"]["message"] = Value::String(named);
+            *f = answer.to_string();
+        }
+    }
+
     /// Whether `v` holds a browser-internal URL or names a target on one.
     pub(super) fn names_internal(&self, v: &Value) -> bool {
         match v {

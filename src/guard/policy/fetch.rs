@@ -126,7 +126,10 @@ impl Policy {
         if s.requests.get(&rid.to_string()).is_some() {
             return;
         }
-        s.requests.insert(rid.to_string(), (true, super::cookies::SHOWN_BLOCKED.to_string()));
+        s.requests.insert(
+            rid.to_string(),
+            (true, super::cookies::SHOWN_BLOCKED.to_string()),
+        );
         let url = super::scrub::redacted(p["request"]["url"].as_str().unwrap_or_default());
         let mut event = json!({
             "method": "Network.requestWillBeSent",

@@ -433,6 +433,7 @@ impl Policy {
             return out;
         }
         self.client_frame(frame, &mut out);
+        self.name_refused(frame, &mut out);
         self.flush_cut(&mut out);
         self.keep_order(&mut out);
         out

@@ -119,14 +119,18 @@ impl Policy {
         let opener = self.opener_of(info);
         let unknown_opener = opener == Opener::Unknown;
         let (previous, origin, prefetched, error_page) =
-            self.targets.get(id).map_or((false, false, false, false), |t| {
-                (
-                    t.protected,
-                    t.origin,
-                    t.withheld,
-                    t.blocked.iter().any(|b| b == url.split('#').next().unwrap_or(url)),
-                )
-            });
+            self.targets
+                .get(id)
+                .map_or((false, false, false, false), |t| {
+                    (
+                        t.protected,
+                        t.origin,
+                        t.withheld,
+                        t.blocked
+                            .iter()
+                            .any(|b| b == url.split('#').next().unwrap_or(url)),
+                    )
+                });
         let origin = origin && self.m.inherits(url);
         // The error page of a load the policy failed shows the failed URL; it is the client's
         // page still (nothing protected committed: the request never left the browser).
