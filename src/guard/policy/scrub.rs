@@ -147,11 +147,9 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
                         if self.judge(how, child) {
                             // An error page's failed URL: nothing protected committed there
                             // (a load the guard, or anything else, failed); the frame stays,
-                            // with the URL redacted to its origin.
+                            // without the URL (as in frame trees: `Policy::error_frame`).
                             if k == "unreachableUrl" {
-                                let shown = redacted(child.as_str().unwrap_or_default());
-                                *child = Value::String(shown);
-                                *changed = true;
+                                drop_keys.push(k.clone());
                                 continue;
                             }
                             names = true;
