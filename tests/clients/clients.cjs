@@ -40,6 +40,25 @@ function serve() {
       case '/worker-page': return send('text/html',
         '<!doctype html><title>Worker</title><script>window.w = new Worker("/worker.js")</script>');
       case '/worker.js': return send('text/javascript', 'self.answer = 6 * 7;');
+      // A page that moves itself to ?to= (one of WAYS); /hop redirects there.
+      case '/nav': {
+        const to = url.searchParams.get('to') || '';
+        const attr = to.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+        const js = JSON.stringify(to).replace(/</g, '\\u003c');
+        const body = {
+          link: `<a id="go" href="${attr}">go</a>`,
+          location: `<button id="go" onclick='location.href = ${js}'>go</button>`,
+          'form get': `<form method="get" action="${attr}"><button id="go">go</button></form>`,
+          'form post': `<form method="post" action="${attr}"><input name="a" value="b"><button id="go">go</button></form>`,
+          'meta refresh': `<meta http-equiv="refresh" content="1;url=${attr}">`,
+          frame: `<iframe id="f" src="/popup"></iframe><button id="go" onclick='document.getElementById("f").contentWindow.location.href = ${js}'>go</button>`,
+          popup: `<a id="go" href="${attr}" target="_blank">go</a>`,
+        }[url.searchParams.get('how')] || '';
+        return send('text/html', `<!doctype html><title>Nav</title>${body}`);
+      }
+      case '/hop':
+        res.writeHead(302, { location: url.searchParams.get('to') || '/page' });
+        return res.end();
       case '/cookie': return send('text/html', '<title>Cookie</title>',
         { 'set-cookie': 'served=yes; Path=/' });
       default:
@@ -103,6 +122,123 @@ async function answer(worker) {
 }
 
 const magic = (buf) => Buffer.from(buf).subarray(0, 4).toString('latin1');
+
+// The ways a page moves itself onto <protected URL> (tests/guard_clients.rs compares them:
+// straight the protected page loads; through the guard each must end as that library's
+// failed navigation, a blocked frame or no popup, and the page stays usable).
+const WAYS = ['link', 'location', 'form get', 'form post', 'meta refresh', 'redirect', 'history', 'frame', 'popup'];
+const navUrl = (base, how, to) => `${base}/nav?how=${encodeURIComponent(how)}&to=${encodeURIComponent(to)}`;
+// What a failed navigation said: its net error, or the first line of anything else.
+const failure = (e) => {
+  const m = /net::ERR_[A-Z_]+/.exec(String(e && e.message || e));
+  return m ? `failed ${m[0]}` : `error ${String(e && e.message || e).split('\n')[0]}`;
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Where a page (or one of its frames) ended: on the protected origin, or not.
+const landed = (urls, protectedUrl) => (urls.some((u) => u.startsWith(new URL(protectedUrl).origin)) ? 'loaded' : 'not loaded');
+
+// One way with Playwright (`page` is on an ordinary page): the outcome in words.
+async function playwrightWay(page, base, how, to) {
+  const nav = (fn) => Promise.all([page.waitForNavigation({ timeout: 10000 }), fn()]).then(() => landed([page.url()], to), failure);
+  if (how === 'redirect') return page.goto(`${base}/hop?to=${encodeURIComponent(to)}`).then(() => landed([page.url()], to), failure);
+  if (how === 'meta refresh') {
+    await page.goto(navUrl(base, how, to));
+    return page.waitForNavigation({ timeout: 10000 }).then(() => landed([page.url()], to), failure);
+  }
+  if (how === 'history') {
+    // The page's own history.back() onto an entry of the protected URL.
+    await page.goto(navUrl(base, 'link', to));
+    await Promise.all([page.waitForNavigation({ timeout: 10000 }).catch(() => {}), page.click('#go')]);
+    await settle(page);
+    await page.goto(`${base}/page`);
+    // A restore from the back/forward cache is no navigation to wait for: where the page is
+    // a moment later tells.
+    const waited = page.waitForNavigation({ timeout: 5000 }).then(() => null, (e) => e);
+    await page.evaluate(() => history.back());
+    const e = await waited;
+    if (e && /net::ERR_/.test(String(e.message))) return failure(e);
+    await sleep(500);
+    return landed([page.url()], to);
+  }
+  await page.goto(navUrl(base, how, to));
+  if (how === 'frame') {
+    await page.click('#go');
+    await sleep(1500);
+    return `frame ${landed(page.frames().map((f) => f.url()), to)}`;
+  }
+  if (how === 'popup') {
+    const popup = page.context().waitForEvent('page', { timeout: 3000 }).then((p) => p, () => null);
+    await page.click('#go');
+    const p = await popup;
+    if (!p) return 'no popup';
+    await p.waitForLoadState().catch(() => {});
+    const got = `popup ${landed([p.url()], to)}`;
+    await p.close().catch(() => {});
+    return got;
+  }
+  return nav(() => page.click('#go'));
+}
+
+// One way with Puppeteer.
+async function puppeteerWay(page, base, how, to) {
+  const nav = (fn) => Promise.all([page.waitForNavigation({ timeout: 10000 }), fn()]).then(() => landed([page.url()], to), failure);
+  if (how === 'redirect') return page.goto(`${base}/hop?to=${encodeURIComponent(to)}`).then(() => landed([page.url()], to), failure);
+  if (how === 'meta refresh') {
+    await page.goto(navUrl(base, how, to));
+    return page.waitForNavigation({ timeout: 10000 }).then(() => landed([page.url()], to), failure);
+  }
+  if (how === 'history') {
+    await page.goto(navUrl(base, 'link', to));
+    await Promise.all([page.waitForNavigation({ timeout: 10000 }).catch(() => {}), page.click('#go')]);
+    await settle(page);
+    await page.goto(`${base}/page`);
+    // A restore from the back/forward cache is no navigation to wait for: where the page is
+    // a moment later tells.
+    const waited = page.waitForNavigation({ timeout: 5000 }).then(() => null, (e) => e);
+    await page.evaluate(() => history.back());
+    const e = await waited;
+    if (e && /net::ERR_/.test(String(e.message))) return failure(e);
+    await sleep(500);
+    return landed([page.url()], to);
+  }
+  await page.goto(navUrl(base, how, to));
+  if (how === 'frame') {
+    await page.click('#go');
+    await sleep(1500);
+    return `frame ${landed(page.frames().map((f) => f.url()), to)}`;
+  }
+  if (how === 'popup') {
+    const popup = new Promise((resolve) => { page.once('popup', resolve); setTimeout(() => resolve(null), 3000); });
+    await page.click('#go');
+    const p = await popup;
+    if (!p) return 'no popup';
+    await p.waitForFunction(() => document.readyState === 'complete', { timeout: 5000 }).catch(() => {});
+    const got = `popup ${landed([p.url()], to)}`;
+    await p.close().catch(() => {});
+    return got;
+  }
+  return nav(() => page.click('#go'));
+}
+
+// After a failed navigation Chromium commits its error page (a moment after reporting the
+// failure, as for any network error): a navigation started before that commit is
+// interrupted by it. Waits until the page's document is complete.
+async function settle(page) {
+  await sleep(300);
+  await page.waitForFunction(() => document.readyState === 'complete', null, { timeout: 5000 }).catch(() => {});
+}
+
+// The ways for a library, each followed by the page's usability (title and a value).
+async function ways(step, which, page, base, to) {
+  for (const how of WAYS) {
+    await step(`way: ${how}`, () => (which === 'playwright' ? playwrightWay : puppeteerWay)(page, base, how, to));
+    await step(`usable after: ${how}`, async () => {
+      await settle(page);
+      await page.goto(`${base}/page`);
+      return [await page.title(), await page.evaluate(() => 6 * 7)];
+    });
+  }
+}
 
 async function playwright(step, base) {
   const { chromium } = load('playwright-core');
@@ -206,6 +342,7 @@ async function playwright(step, base) {
     await page.goto(`${base}/page`);
     return page.evaluate(() => document.title);
   });
+  await ways(step, 'playwright', page, base, protectedUrl);
   await step('close page', async () => {
     await page.close();
     return [page.isClosed(), context.pages().length];
@@ -353,6 +490,7 @@ async function puppeteer(step, base) {
     await page.goto(`${base}/page`);
     return page.evaluate(() => document.title);
   });
+  await ways(step, 'puppeteer', page, base, protectedUrl);
   await step('close page', async () => {
     await page.close();
     return [page.isClosed(), (await context.pages()).length];
@@ -442,6 +580,42 @@ async function cri(step, base) {
     const r = await client.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }, session);
     return r.result.value;
   });
+  // The main-frame ways, read from the events a CDP client sees: the document's request
+  // failing (Network.loadingFailed), or a commit on the protected origin.
+  const goto = async (url) => {
+    const loaded = new Promise((resolve) => client.once(`Page.loadEventFired.${session}`, resolve));
+    await client.send('Page.navigate', { url }, session);
+    await loaded;
+  };
+  for (const how of ['link', 'location', 'form get', 'form post', 'meta refresh', 'redirect']) {
+    await step(`way: ${how}`, async () => {
+      const origin = new URL(protectedUrl).origin;
+      const outcome = new Promise((resolve) => {
+        const failed = (p) => { if (p.type === 'Document') resolve(`failed ${p.errorText}`); };
+        const navigated = (p) => { if (!p.frame.parentId && p.frame.url.startsWith(origin)) resolve('loaded'); };
+        client.on(`Network.loadingFailed.${session}`, failed);
+        client.on(`Page.frameNavigated.${session}`, navigated);
+        setTimeout(() => resolve('nothing in 10 s'), 10000);
+      });
+      if (how === 'redirect') {
+        client.send('Page.navigate', { url: `${base}/hop?to=${encodeURIComponent(protectedUrl)}` }, session).catch(() => {});
+      } else {
+        await goto(navUrl(base, how, protectedUrl));
+        if (how !== 'meta refresh') {
+          await client.send('Runtime.evaluate', { expression: "document.getElementById('go').click()" }, session);
+        }
+      }
+      const got = await outcome;
+      client.removeAllListeners(`Network.loadingFailed.${session}`);
+      client.removeAllListeners(`Page.frameNavigated.${session}`);
+      return got;
+    });
+    await step(`usable after: ${how}`, async () => {
+      await goto(`${base}/page`);
+      const r = await client.send('Runtime.evaluate', { expression: '[document.title, 6 * 7]', returnByValue: true }, session);
+      return r.result.value;
+    });
+  }
   await step('close page', async () => {
     const r = await client.send('Target.closeTarget', { targetId });
     return r.success;

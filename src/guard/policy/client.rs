@@ -609,9 +609,17 @@ impl Policy {
                 self.attach_command(key, id, method, params, v, out)
             }
             // Closing a browser context (which names no target) or the whole browser closes
-            // every tab in it, protected ones included.
+            // every tab in it, protected ones included. A context the client made holds no
+            // tab of the user's: a protected page in it is one the client's pages opened (a
+            // popup onto a protected origin, which the client is not shown), and the client
+            // may close what it made.
             "Target.disposeBrowserContext" | "Browser.close" | "Browser.crash"
-                if self.closes_protected(params.get("browserContextId")) =>
+                if self.closes_protected(params.get("browserContextId"))
+                    && !(method == "Target.disposeBrowserContext"
+                        && params
+                            .get("browserContextId")
+                            .and_then(Value::as_str)
+                            .is_some_and(|c| self.client_contexts.contains(&c.to_string()))) =>
             {
                 let message = self.refusal_because(CLOSES_WHY);
                 return self.refuse(key, id, &message, "closes a protected tab", out);
