@@ -107,6 +107,94 @@ fn run(modules: &Path, endpoint: &str, protected_url: &str, client: &str) -> (St
     (steps, order)
 }
 
+/// The step listing what the library shows at connect.
+const LISTING: &str = "listing";
+/// What a way a page moves onto a protected origin may end as through the guard: the
+/// library's failed navigation, the page left where it was, the frame not on the protected
+/// origin, the popup not on it or not the client's at all.
+const BLOCKED: [&str; 5] = [
+    "failed net::ERR_BLOCKED_BY_CLIENT",
+    "not loaded",
+    "frame not loaded",
+    "popup not loaded",
+    "no popup",
+];
+
+/// Judges one client's run through the proxy (`through`), step by step in `order`, against
+/// its straight run when there is one: every ordinary step the same (or, without a straight
+/// run, not failed), the protected navigation refused, each way onto the protected origin
+/// ending as blocked (and loading straight: the attack is real), and nothing protected or
+/// internal in what the library lists (no `hidden` text either).
+fn judge(
+    client: &str,
+    straight: Option<&Steps>,
+    through: &Steps,
+    order: &[String],
+    hidden: &[&str],
+    failures: &mut Vec<String>,
+) {
+    for step in order {
+        let a = straight.and_then(|s| s.get(step));
+        let b = through.get(step);
+        if step == PROTECTED {
+            match b {
+                Some(Err(e)) if e.contains(REFUSAL) => {}
+                other => failures.push(format!(
+                    "{client} through the proxy: {step} should fail with the refusal, got {other:?}"
+                )),
+            }
+            continue;
+        }
+        if step == LISTING {
+            let text = format!("{b:?}");
+            let bad = [
+                "://seven.sliccy.ai",
+                "://vault.sliccy.ai",
+                "://sliccy.ai",
+                "chrome://",
+                "chrome-untrusted:",
+                "chrome-extension:",
+            ]
+            .iter()
+            .chain(hidden)
+            .find(|n| text.contains(**n));
+            if let Some(n) = bad {
+                failures.push(format!("{client} through the proxy lists {n:?}: {text}"));
+            }
+            if !matches!(b, Some(Ok(_))) {
+                failures.push(format!("{client} through the proxy: {step}: {b:?}"));
+            }
+            continue;
+        }
+        if step.starts_with("way: ") {
+            if let Some(a) = a {
+                let loaded = matches!(a, Ok(Value::String(v)) if v.ends_with("loaded") && !v.ends_with("not loaded"));
+                if !loaded {
+                    failures.push(format!(
+                        "{client} straight: {step} did not reach the protected origin: {a:?}"
+                    ));
+                }
+            }
+            match b {
+                Some(Ok(Value::String(v))) if BLOCKED.contains(&v.as_str()) => {}
+                other => failures.push(format!(
+                    "{client} through the proxy: {step} should end blocked, got {other:?}"
+                )),
+            }
+            continue;
+        }
+        match a {
+            Some(a) if b != Some(a) => failures.push(format!(
+                "{client}: {step}: straight {a:?}, through the proxy {b:?}"
+            )),
+            None if !matches!(b, Some(Ok(_))) => {
+                failures.push(format!("{client} through the proxy: {step}: {b:?}"))
+            }
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn real_clients_work_through_the_proxy_as_straight() {
     if needs::missing("/usr/bin/chromium", needs::chromium())
@@ -165,24 +253,14 @@ fn real_clients_work_through_the_proxy_as_straight() {
             order.len() > 10 || client == "cri",
             "{client}: too few steps ran: {order:?}"
         );
-        for step in &order {
-            let a = &straight[step];
-            let b = through.get(step);
-            if step == PROTECTED {
-                match b {
-                    Some(Err(e)) if e.contains(REFUSAL) => {}
-                    other => failures.push(format!(
-                        "{client} through the proxy: {step} should fail with the refusal, got {other:?}"
-                    )),
-                }
-                continue;
-            }
-            if b != Some(a) {
-                failures.push(format!(
-                    "{client}: {step}: straight {a:?}, through the proxy {b:?}"
-                ));
-            }
-        }
+        judge(
+            client,
+            Some(&straight),
+            &through,
+            &order,
+            &[],
+            &mut failures,
+        );
         assert!(
             straight.contains_key(PROTECTED) && straight.contains_key("usable after protected"),
             "{client}: the protected steps ran"
@@ -209,5 +287,117 @@ fn real_clients_work_through_the_proxy_as_straight() {
             ));
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The app's pages, on the protected hosts (`tests/attacks/app.rs`).
+#[path = "attacks/app.rs"]
+#[allow(dead_code)]
+mod app;
+
+/// The hosts the lived-in browser maps to the app.
+const LIVED_IN_HOSTS: [&str; 4] = [
+    "seven.sliccy.ai",
+    "vault.sliccy.ai",
+    "sliccy.ai",
+    "ordinary.test",
+];
+
+/// The same clients through the proxy in front of a browser that has been lived in (see
+/// tests/clients/lived-in.cjs: protected history, a protected tab and its titled popup, an
+/// internal page, an ordinary page framing a protected one, another context, a protected
+/// service worker): each connects, lists nothing protected or internal, and does every step
+/// as on a fresh browser, every way onto the protected origin ending blocked.
+#[test]
+fn real_clients_work_in_a_lived_in_browser() {
+    if needs::missing("/usr/bin/chromium", needs::chromium())
+        || needs::missing("node", needs::node())
+    {
+        return;
+    }
+    let Some(modules) = clients_dir() else {
+        return;
+    };
+    let app = app::App::start();
+    let browser = Chromium::launch(CHROMIUM, &LIVED_IN_HOSTS, app.port()).expect("chromium");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/lived-in.cjs");
+    let setup = Command::new("node")
+        .arg(&script)
+        .arg(&modules)
+        .arg(browser.http_url())
+        .args([
+            "http://seven.sliccy.ai",
+            "http://vault.sliccy.ai",
+            "http://ordinary.test",
+        ])
+        .output()
+        .expect("node runs");
+    let listed = String::from_utf8_lossy(&setup.stdout).into_owned();
+    assert!(
+        setup.status.success(),
+        "the browser could not be lived in: {}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    // The lived-in state is really there, straight.
+    for (what, needle) in [
+        (
+            "the protected service worker",
+            "\"service_worker\",\"url\":\"http://seven.sliccy.ai/sw.js",
+        ),
+        ("the internal page", "chrome://version/"),
+        (
+            "the vault's popup titled by it",
+            &format!("popup {}", app.secret()),
+        ),
+        (
+            "the frame on seven",
+            "\"iframe\",\"url\":\"http://seven.sliccy.ai/app?t=framed",
+        ),
+        (
+            "the other context's vault tab",
+            "vault.sliccy.ai/app?t=context",
+        ),
+        (
+            "the tab that went on from seven",
+            "ordinary.test/page?t=after",
+        ),
+    ] {
+        assert!(listed.contains(needle), "lived-in: no {what} in {listed}");
+    }
+    let mut options = ProxyOptions::new(&browser.http_url());
+    options.protect_paths = vec![browser.profile_dir().display().to_string()];
+    let proxy = Proxy::start(options).expect("the proxy starts");
+    let protected_url = "http://seven.sliccy.ai/app?t=clients&n=clients";
+    let reached = || {
+        app.log()
+            .iter()
+            .filter(|h| h.target.contains("n=clients"))
+            .count()
+    };
+    let mut failures = Vec::new();
+    for client in ["playwright", "puppeteer", "cri"] {
+        let before = reached();
+        let (through, order) = run(&modules, &proxy.endpoint(), protected_url, client);
+        if reached() != before {
+            failures.push(format!(
+                "{client} through the proxy: the protected page was reached"
+            ));
+        }
+        assert!(
+            order.len() > 10,
+            "{client}: too few steps ran in the lived-in browser: {order:?}"
+        );
+        judge(
+            client,
+            None,
+            &through,
+            &order,
+            &[app.secret()],
+            &mut failures,
+        );
+        println!("{client}: {} steps in the lived-in browser", order.len());
+    }
+    drop(proxy);
+    drop(browser);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

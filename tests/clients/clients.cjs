@@ -123,6 +123,10 @@ async function answer(worker) {
 
 const magic = (buf) => Buffer.from(buf).subarray(0, 4).toString('latin1');
 
+// Every target the library shows at connect, as text (tests/guard_clients.rs: nothing
+// protected or internal may be in it through the guard).
+const LISTING = 'listing';
+
 // The ways a page moves itself onto <protected URL> (tests/guard_clients.rs compares them:
 // straight the protected page loads; through the guard each must end as that library's
 // failed navigation, a blocked frame or no popup, and the page stays usable).
@@ -154,7 +158,7 @@ async function playwrightWay(page, base, how, to) {
     // A restore from the back/forward cache is no navigation to wait for: where the page is
     // a moment later tells.
     const waited = page.waitForNavigation({ timeout: 5000 }).then(() => null, (e) => e);
-    await page.evaluate(() => history.back());
+    await page.evaluate(() => { setTimeout(() => history.back(), 0); });
     const e = await waited;
     if (e && /net::ERR_/.test(String(e.message))) return failure(e);
     await sleep(500);
@@ -171,7 +175,9 @@ async function playwrightWay(page, base, how, to) {
     await page.click('#go');
     const p = await popup;
     if (!p) return 'no popup';
-    await p.waitForLoadState().catch(() => {});
+    await p.waitForLoadState('load', { timeout: 5000 }).catch(() => {});
+    // A popup taken from the client (not its page) is closed under it.
+    if (p.isClosed()) return 'no popup';
     const got = `popup ${landed([p.url()], to)}`;
     await p.close().catch(() => {});
     return got;
@@ -195,7 +201,7 @@ async function puppeteerWay(page, base, how, to) {
     // A restore from the back/forward cache is no navigation to wait for: where the page is
     // a moment later tells.
     const waited = page.waitForNavigation({ timeout: 5000 }).then(() => null, (e) => e);
-    await page.evaluate(() => history.back());
+    await page.evaluate(() => { setTimeout(() => history.back(), 0); });
     const e = await waited;
     if (e && /net::ERR_/.test(String(e.message))) return failure(e);
     await sleep(500);
@@ -213,6 +219,7 @@ async function puppeteerWay(page, base, how, to) {
     const p = await popup;
     if (!p) return 'no popup';
     await p.waitForFunction(() => document.readyState === 'complete', { timeout: 5000 }).catch(() => {});
+    if (p.isClosed()) return 'no popup';
     const got = `popup ${landed([p.url()], to)}`;
     await p.close().catch(() => {});
     return got;
@@ -231,7 +238,10 @@ async function settle(page) {
 // The ways for a library, each followed by the page's usability (title and a value).
 async function ways(step, which, page, base, to) {
   for (const how of WAYS) {
-    await step(`way: ${how}`, () => (which === 'playwright' ? playwrightWay : puppeteerWay)(page, base, how, to));
+    // A popup onto a protected origin is not the client's, and may load for the user: its
+    // own URL, so that the test can tell it from the client's loads.
+    const target = how === 'popup' ? `${new URL(to).origin}/app?t=popup-way&n=popup-way` : to;
+    await step(`way: ${how}`, () => (which === 'playwright' ? playwrightWay : puppeteerWay)(page, base, how, target));
     await step(`usable after: ${how}`, async () => {
       await settle(page);
       await page.goto(`${base}/page`);
@@ -247,6 +257,8 @@ async function playwright(step, base) {
     browser = await chromium.connectOverCDP(endpoint);
     return browser.isConnected();
   })) return;
+  await step(LISTING, async () => Promise.all(browser.contexts().flatMap((c) => c.pages())
+    .map(async (p) => `${p.url()} ${await p.title().catch(() => '')}`)));
   await step('new context and page', async () => {
     context = await browser.newContext();
     page = await context.newPage();
@@ -376,6 +388,7 @@ async function puppeteer(step, base) {
     browser = await pptr.connect({ browserURL: endpoint, defaultViewport: { width: 800, height: 600 } });
     return browser.connected;
   })) return;
+  await step(LISTING, async () => browser.targets().map((t) => `${t.type()} ${t.url()}`));
   await step('new context and page', async () => {
     context = await browser.createBrowserContext();
     page = await context.newPage();
@@ -529,6 +542,11 @@ async function cri(step, base) {
     const got = await client.send('Browser.getVersion');
     return typeof got.product;
   })) return;
+  await step(LISTING, async () => {
+    const { targetInfos } = await client.send('Target.getTargets');
+    const listed = await CDP.List({ host, port });
+    return [...targetInfos.map((t) => `${t.type} ${t.url} ${t.title}`), ...listed.map((t) => `list ${t.url} ${t.title}`)];
+  });
   await step('new page', async () => {
     ({ targetId } = await client.send('Target.createTarget', { url: 'about:blank' }));
     ({ sessionId: session } = await client.send('Target.attachToTarget', { targetId, flatten: true }));

@@ -18,7 +18,7 @@ pub const USAGE: &str = "\
                       print its origin, then each request it logs as a JSON line
   guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
               [--protect-path DIR]... [--max-connections N] [--log FILE|-]
-              [--remote-allow-origins O[,O...]]
+              [--remote-allow-origins O[,O...]] [--quiet] [--wait-for-browser]
                       a CDP relay in front of the browser at <cdp-url> (http://host:port or
                       its ws:// URL) that keeps browser control off the protected origins;
                       print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed;
@@ -27,7 +27,11 @@ pub const USAGE: &str = "\
                       dir) when discovery finds it on this machine is protected too, and
                       named on stderr; pass it when it is not (another machine, a container);
                       at most N connections at once (default 64; more are answered 503);
+                      stderr gets one line per refusal and per session the proxy cuts
+                      (the method, what was protected, why); --quiet: not those;
                       --log: connections and refusals as JSON lines (- for stderr);
+                      when the browser goes away the proxy says so and exits 1;
+                      --wait-for-browser: it waits for the browser to come back instead;
                       as Chromium, a Host that is not an IP address or localhost is
                       refused (500), and so is a WebSocket from a page (an Origin header)
                       unless --remote-allow-origins lists its origin (* for any) (403)
@@ -115,6 +119,8 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     let mut protect_paths = args.values("--protect-path")?;
     let max_connections = args.value("--max-connections")?;
     let log = args.value("--log")?;
+    let quiet = args.flag("--quiet");
+    let wait_for_browser = args.flag("--wait-for-browser");
     let allow_origins: Vec<String> = args
         .values("--remote-allow-origins")?
         .iter()
@@ -159,11 +165,32 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
             options.log = Some(ProxyLog::new(file));
         }
     }
+    // The operator's lines, unless asked for quiet (or JSON lines already go to stderr).
+    if !quiet && log.as_deref() != Some("-") {
+        let human = ProxyLog::human(std::io::stderr());
+        options.log = Some(match options.log.take() {
+            Some(json) => json.and(human),
+            None => human,
+        });
+    }
     let proxy = Proxy::start(options).map_err(|e| format!("guard proxy: {e}"))?;
     crate::output::outln!("cdp {}", proxy.endpoint())?;
     crate::output::outln!("webSocketDebuggerUrl {}", proxy.websocket_url())?;
+    // Watch the browser: a proxy in front of nothing should say so, not wait silently.
+    let second = Duration::from_secs(1);
     loop {
-        std::thread::park();
+        std::thread::sleep(second);
+        if proxy.upstream_alive(second) {
+            continue;
+        }
+        eprintln!("guard proxy: the browser at {upstream} went away (its DevTools port no longer answers)");
+        if !wait_for_browser {
+            return Ok(ExitCode::from(1));
+        }
+        while !proxy.upstream_alive(second) {
+            std::thread::sleep(second);
+        }
+        eprintln!("guard proxy: the browser at {upstream} answers again");
     }
 }
 

@@ -202,9 +202,6 @@ impl Policy {
     /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket
     /// says which protected thing it was.
     pub(super) fn name_refused(&self, frame: &str, out: &mut Output) {
-        if out.verdict != Verdict::Refuse {
-            return;
-        }
         let Ok(v) = serde_json::from_str::<Value>(frame) else {
             return;
         };

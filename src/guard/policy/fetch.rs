@@ -208,7 +208,6 @@ impl Policy {
             return out.set(Verdict::Drop, "no session");
         };
         let document_session = s.kind == Kind::Document;
-        let target = s.target.clone();
         let client_network = visible && s.client_network;
         // A session with a renderer-wide override loads no document on a site a protected
         // origin shares: the override would follow it into that site's renderer process.

@@ -169,6 +169,7 @@ impl Policy {
                 self.queue_bytes = 0;
                 for frame in queued {
                     self.client_frame(&frame, out);
+                    self.name_refused(&frame, out);
                 }
                 out.set(Verdict::Own, "guard ready");
             }

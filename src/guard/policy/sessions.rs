@@ -40,11 +40,10 @@ impl Policy {
         out.detached.push(key.to_string());
         let parent_shown = parent.is_empty() || self.session(&parent).is_some_and(|p| p.visible);
         if was_visible && parent_shown {
+            // With its target id even when the target is hidden now: the client was shown it
+            // with the session, and a library finds the page to close by it (Playwright).
             let mut event = json!({"method": "Target.detachedFromTarget",
-                "params": {"sessionId": key}});
-            if !self.hidden(&target) {
-                event["params"]["targetId"] = json!(target);
-            }
+                "params": {"sessionId": key, "targetId": target}});
             if !parent.is_empty() {
                 event["sessionId"] = json!(parent);
             }

@@ -18,8 +18,17 @@ use std::sync::{Arc, Mutex};
 /// client sent is quoted short: a string (a method, a session id) cut to 200 characters
 /// followed by `… (N bytes)`, a non-string `method` or `sessionId` given as its kind and size
 /// (`(an object of N bytes)`), so a line stays under about 1 KiB whatever the message.
+/// A `human` log writes, instead, one line of words for each refusal and each session the
+/// proxy cut (`guard proxy: refused Page.navigate (connection 2): slicc: refused: …`), and
+/// nothing else; [`ProxyLog::and`] writes to both.
 #[derive(Clone)]
-pub struct ProxyLog(Arc<Mutex<Box<dyn Write + Send>>>);
+pub struct ProxyLog(Vec<Arc<Sink>>);
+
+/// One sink and how lines are written to it.
+struct Sink {
+    out: Mutex<Box<dyn Write + Send>>,
+    human: bool,
+}
 
 impl std::fmt::Debug for ProxyLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -28,16 +37,67 @@ impl std::fmt::Debug for ProxyLog {
 }
 
 impl ProxyLog {
-    /// A log written to `sink` (a file, stderr, a buffer).
+    /// A JSON-lines log written to `sink` (a file, stderr, a buffer).
     pub fn new(sink: impl Write + Send + 'static) -> ProxyLog {
-        ProxyLog(Arc::new(Mutex::new(Box::new(sink))))
+        ProxyLog(vec![Arc::new(Sink {
+            out: Mutex::new(Box::new(sink)),
+            human: false,
+        })])
+    }
+
+    /// A log for the operator, written to `sink`: one line of words per refusal and per
+    /// session the proxy cut (the method, what was protected, why), nothing else.
+    pub fn human(sink: impl Write + Send + 'static) -> ProxyLog {
+        ProxyLog(vec![Arc::new(Sink {
+            out: Mutex::new(Box::new(sink)),
+            human: true,
+        })])
+    }
+
+    /// This log and `other`, each line written to both.
+    pub fn and(mut self, other: ProxyLog) -> ProxyLog {
+        self.0.extend(other.0);
+        self
     }
 
     /// Writes one line (best effort: a failing log never stops the proxy).
     pub(super) fn line(&self, value: &Value) {
-        let mut sink = lock(&self.0);
-        let _ = writeln!(sink, "{value}");
-        let _ = sink.flush();
+        for sink in &self.0 {
+            let text = if sink.human {
+                match words(value) {
+                    Some(text) => text,
+                    None => continue,
+                }
+            } else {
+                value.to_string()
+            };
+            let mut out = lock(&sink.out);
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
+        }
+    }
+}
+
+/// A log line in words, for a refusal or a cut session; `None` for the rest.
+fn words(v: &Value) -> Option<String> {
+    let text = |k: &str| v[k].as_str().map(str::to_string);
+    let conn = v["conn"].as_u64().unwrap_or_default();
+    match v["event"].as_str()? {
+        "refused" if v["from"] == "client" => {
+            let method = text("method").unwrap_or_else(|| "a command".into());
+            let why = text("message").or_else(|| text("why")).unwrap_or_default();
+            Some(format!(
+                "guard proxy: refused {method} (connection {conn}): {why}"
+            ))
+        }
+        "detached" => {
+            let session = text("sessionId").unwrap_or_default();
+            let why = text("why").unwrap_or_default();
+            Some(format!(
+                "guard proxy: cut session {session} (connection {conn}): {why}"
+            ))
+        }
+        _ => None,
     }
 }
 

@@ -151,6 +151,8 @@ impl ProxyOptions {
 #[derive(Debug)]
 pub struct Proxy {
     addr: SocketAddr,
+    /// The browser's host and port, as the proxy reaches it.
+    upstream: (String, u16),
     browser_path: String,
     stop: Arc<AtomicBool>,
     accept: Option<JoinHandle<()>>,
@@ -224,6 +226,7 @@ impl Proxy {
             || "/devtools/browser/guard".to_string(),
             |i| upstream_ws[i..].to_string(),
         );
+        let upstream = (host.clone(), port);
         let context = Arc::new(Context {
             matcher,
             policy,
@@ -245,10 +248,23 @@ impl Proxy {
             .map_err(ProxyError::Thread)?;
         Ok(Proxy {
             addr,
+            upstream,
             browser_path,
             stop,
             accept: Some(accept),
         })
+    }
+
+    /// Whether the browser still takes connections on its DevTools port (a TCP connect,
+    /// within `timeout`): `false` once it has gone away.
+    pub fn upstream_alive(&self, timeout: Duration) -> bool {
+        use std::net::ToSocketAddrs;
+        let (host, port) = &self.upstream;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        (host, *port)
+            .to_socket_addrs()
+            .map(|mut addrs| addrs.any(|a| TcpStream::connect_timeout(&a, timeout).is_ok()))
+            .unwrap_or(false)
     }
 
     /// The proxy's DevTools endpoint, `http://127.0.0.1:<port>`.
@@ -310,6 +326,12 @@ fn resolve_upstream(upstream: &str) -> Result<(String, String, u16), ProxyError>
     if lower.starts_with("ws://") {
         let (host, port) =
             ws::split_url(upstream, "ws", 80).ok_or_else(|| bad("not a ws://host:port/… URL"))?;
+        // Something must answer there as a DevTools WebSocket does, or every client would
+        // find out one connection at a time.
+        let five = Duration::from_secs(5);
+        ws::connect_as(upstream, None, five, Some(five), 1 << 16).map_err(|_| {
+            bad("no DevTools WebSocket answers there (is the browser running, with --remote-debugging-port?)")
+        })?;
         return Ok((upstream.to_string(), host, port));
     }
     if lower.starts_with("wss://") || lower.starts_with("https://") {

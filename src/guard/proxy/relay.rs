@@ -188,7 +188,7 @@ impl Relay<'_> {
         };
         let mut own: Option<(String, i64)> = None;
         if let Some((frame, from_client)) = from {
-            own = self.log(frame, from_client, out.verdict, out.why);
+            own = self.log(frame, from_client, out.verdict, out.why, &refusals);
         }
         // Refusals of commands the policy held and answered now (a command that came before
         // it was ready, or one waiting for its checks), named by the method they had.
@@ -246,6 +246,7 @@ impl Relay<'_> {
         from_client: bool,
         verdict: Verdict,
         why: &str,
+        refusals: &[(String, i64, String)],
     ) -> Option<(String, i64)> {
         let event = match verdict {
             Verdict::Refuse => "refused",
@@ -268,6 +269,12 @@ impl Relay<'_> {
             }
             return None;
         }
+        let message = key().and_then(|(session, id)| {
+            refusals
+                .iter()
+                .find(|(s, i, _)| *s == session && *i == id)
+                .map(|(_, _, m)| m.clone())
+        });
         self.context.log(json!({
             "event": event,
             "conn": self.conn,
@@ -276,6 +283,7 @@ impl Relay<'_> {
             "id": clip(head.id.as_ref()),
             "sessionId": clip(head.session.clone().map(Value::String).as_ref()),
             "why": why,
+            "message": message,
         }));
         if event == "refused" && from_client {
             key()
