@@ -630,6 +630,13 @@ async function cri(step, base) {
     });
     await step(`usable after: ${how}`, async () => {
       await goto(`${base}/page`);
+      // A load event of the page before it may have ended the wait: until this one is in.
+      const ready = "location.pathname === '/page' && document.readyState === 'complete'";
+      for (let i = 0; i < 50; i++) {
+        const r = await client.send('Runtime.evaluate', { expression: ready, returnByValue: true }, session);
+        if (r.result.value) break;
+        await sleep(100);
+      }
       const r = await client.send('Runtime.evaluate', { expression: '[document.title, 6 * 7]', returnByValue: true }, session);
       return r.result.value;
     });
