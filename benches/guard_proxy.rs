@@ -22,6 +22,12 @@
 //! measures nothing. The browser is the bench's own: a temporary profile,
 //! `--remote-debugging-port=0`, its process group killed at the end.
 //!
+//! - **connect in a lived-in browser**: the time a library's connect takes (a new WebSocket,
+//!   `Target.setDiscoverTargets`, `Target.getTargets`, `Target.setAutoAttach` waiting for the
+//!   debugger, until every page it is shown is attached, as Puppeteer's connect waits), direct
+//!   and through the proxy, with tabs on ordinary pages, a tab whose history holds a protected
+//!   page, a protected tab and an internal page open: medians of 20 connects each way.
+//!
 //! `cargo bench --features cli-full --bench guard_proxy`
 
 use std::io::{Read, Write};
@@ -437,5 +443,109 @@ fn relay(c: &mut Criterion) {
     drop(chromium);
 }
 
-criterion_group!(benches, relay);
+/// One library-like connect to `ws`: until every page target it is shown is attached (or 10 s
+/// pass). Returns how long it took and how many pages were attached.
+fn library_connect(ws: &str) -> (Duration, usize) {
+    let started = Instant::now();
+    let mut c = Client::connect(ws);
+    c.call("Target.setDiscoverTargets", json!({"discover": true}), None);
+    let listed = c.call("Target.getTargets", json!({}), None);
+    let pages = listed["result"]["targetInfos"]
+        .as_array()
+        .map_or(0, |t| t.iter().filter(|t| t["type"] == "page").count());
+    let mut attached = 0;
+    let count = |frame: &str, attached: &mut usize| {
+        if frame.contains("\"Target.attachedToTarget\"") && frame.contains("\"type\":\"page\"") {
+            *attached += 1;
+        }
+    };
+    c.call_with(
+        "Target.setAutoAttach",
+        json!({"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": true}),
+        None,
+        |frame| count(frame, &mut attached),
+    );
+    if let tungstenite::stream::MaybeTlsStream::Plain(s) = c.ws.get_ref() {
+        s.set_read_timeout(Some(Duration::from_millis(50)))
+            .expect("timeout");
+    }
+    let deadline = started + Duration::from_secs(10);
+    while attached < pages && Instant::now() < deadline {
+        if let Ok(Message::Text(t)) = c.ws.read() {
+            count(t.as_str(), &mut attached);
+        }
+    }
+    (started.elapsed(), attached)
+}
+
+/// Connects like a library, direct and through the proxy, in front of a lived-in browser.
+fn connect(c: &mut Criterion) {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("guard_proxy bench: {CHROMIUM} is not installed; nothing measured");
+        return;
+    }
+    let port = serve();
+    let chromium = Chromium::launch(CHROMIUM, &["*.sliccy.ai", "ordinary.test"], port)
+        .expect("headless Chromium starts");
+    let mut proxy =
+        Proxy::start(ProxyOptions::new(&chromium.http_url())).expect("the proxy starts");
+    // Lived in, straight: ordinary tabs, one whose history holds seven, seven itself, an
+    // internal page.
+    let mut user = Client::connect(chromium.ws_url());
+    for _ in 0..3 {
+        user.page("http://ordinary.test/");
+    }
+    let went = user.page("http://seven.sliccy.ai/");
+    std::thread::sleep(Duration::from_millis(500));
+    user.call(
+        "Page.navigate",
+        json!({"url": "http://ordinary.test/"}),
+        Some(&went),
+    );
+    user.page("http://seven.sliccy.ai/");
+    let internal = user.page("about:blank");
+    user.call(
+        "Page.navigate",
+        json!({"url": "chrome://version/"}),
+        Some(&internal),
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    drop(user);
+
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "guard_proxy connect in a lived-in browser (20 connects each; loadavg {})",
+        load.trim()
+    );
+    println!("| arm | median | slowest | pages attached |");
+    println!("| --- | --- | --- | --- |");
+    let proxy_ws = proxy.websocket_url();
+    for (name, ws) in [("direct", chromium.ws_url()), ("proxy", proxy_ws.as_str())] {
+        let mut times = Vec::new();
+        let mut pages = 0;
+        for _ in 0..20 {
+            let (t, n) = library_connect(ws);
+            times.push(t.as_secs_f64() * 1000.0);
+            pages = n;
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        println!(
+            "| {name} | {:.1} ms | {:.1} ms | {pages} |",
+            times[times.len() / 2],
+            times[times.len() - 1]
+        );
+    }
+    let mut group = c.benchmark_group("connect");
+    group.sample_size(10);
+    for (name, ws) in [("direct", chromium.ws_url()), ("proxy", proxy_ws.as_str())] {
+        group.bench_function(format!("lived-in/{name}"), |b| {
+            b.iter(|| library_connect(ws))
+        });
+    }
+    group.finish();
+    proxy.close();
+    drop(chromium);
+}
+
+criterion_group!(benches, relay, connect);
 criterion_main!(benches);
