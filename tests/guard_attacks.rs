@@ -36,7 +36,6 @@ const LIMITS: &[(&str, u8)] = &[
     // A same-site frame's navigation under way at the attach commits in the page's process,
     // and a prefetched document is served behind a flood: the policy can only react (*Limits*).
     ("c2.inflight-same-site-frame", 2),
-    ("c2.inflight-same-site-frame-hop-flood", 2),
     ("c2.prefetch-navigation-flood", 2),
     ("c2.prefetch-same-site-flood", 2),
     // Cookies do not keep to a port: a page on another port of the extra origin's host reads
@@ -47,7 +46,12 @@ const LIMITS: &[(&str, u8)] = &[
 /// Attacks seen to get through in some runs and stopped in others (a race the attacker wins
 /// now and then, even with its retries): reported, failed neither way. Each is also in
 /// /work/notes/attacks-findings.md.
-const RACY: &[(&str, u8)] = &[];
+const RACY: &[(&str, u8)] = &[
+    // A documented limit (the flood tilts the subframe cut): got through 2 of 2 runs before
+    // blocked loads were shown to the client as failed navigations, stopped 2 of 2 after
+    // (load ~20); a race either way, not a fix to count on.
+    ("c2.inflight-same-site-frame-hop-flood", 2),
+];
 
 /// How one leg went for one attack.
 struct LegResult {
