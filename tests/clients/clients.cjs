@@ -141,8 +141,21 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Where a page (or one of its frames) ended: on the protected origin, or not.
 const landed = (urls, protectedUrl) => (urls.some((u) => u.startsWith(new URL(protectedUrl).origin)) ? 'loaded' : 'not loaded');
 
-// One way with Playwright (`page` is on an ordinary page): the outcome in words.
-async function playwrightWay(page, base, how, to) {
+// How each library meets a popup and waits for a page to load: the rest of a way is the
+// same calls in both.
+const POPUPS = {
+  playwright: {
+    next: (page) => page.context().waitForEvent('page', { timeout: 3000 }).then((p) => p, () => null),
+    loaded: (p) => p.waitForLoadState('load', { timeout: 5000 }),
+  },
+  puppeteer: {
+    next: (page) => new Promise((resolve) => { page.once('popup', resolve); setTimeout(() => resolve(null), 3000); }),
+    loaded: (p) => p.waitForFunction(() => document.readyState === 'complete', { timeout: 5000 }),
+  },
+};
+
+// One way with Playwright or Puppeteer (`page` is on an ordinary page): the outcome in words.
+async function way(which, page, base, how, to) {
   const nav = (fn) => Promise.all([page.waitForNavigation({ timeout: 10000 }), fn()]).then(() => landed([page.url()], to), failure);
   if (how === 'redirect') return page.goto(`${base}/hop?to=${encodeURIComponent(to)}`).then(() => landed([page.url()], to), failure);
   if (how === 'meta refresh') {
@@ -171,54 +184,12 @@ async function playwrightWay(page, base, how, to) {
     return `frame ${landed(page.frames().map((f) => f.url()), to)}`;
   }
   if (how === 'popup') {
-    const popup = page.context().waitForEvent('page', { timeout: 3000 }).then((p) => p, () => null);
+    const popup = POPUPS[which].next(page);
     await page.click('#go');
     const p = await popup;
     if (!p) return 'no popup';
-    await p.waitForLoadState('load', { timeout: 5000 }).catch(() => {});
+    await POPUPS[which].loaded(p).catch(() => {});
     // A popup taken from the client (not its page) is closed under it.
-    if (p.isClosed()) return 'no popup';
-    const got = `popup ${landed([p.url()], to)}`;
-    await p.close().catch(() => {});
-    return got;
-  }
-  return nav(() => page.click('#go'));
-}
-
-// One way with Puppeteer.
-async function puppeteerWay(page, base, how, to) {
-  const nav = (fn) => Promise.all([page.waitForNavigation({ timeout: 10000 }), fn()]).then(() => landed([page.url()], to), failure);
-  if (how === 'redirect') return page.goto(`${base}/hop?to=${encodeURIComponent(to)}`).then(() => landed([page.url()], to), failure);
-  if (how === 'meta refresh') {
-    await page.goto(navUrl(base, how, to));
-    return page.waitForNavigation({ timeout: 10000 }).then(() => landed([page.url()], to), failure);
-  }
-  if (how === 'history') {
-    await page.goto(navUrl(base, 'link', to));
-    await Promise.all([page.waitForNavigation({ timeout: 10000 }).catch(() => {}), page.click('#go')]);
-    await settle(page);
-    await page.goto(`${base}/page`);
-    // A restore from the back/forward cache is no navigation to wait for: where the page is
-    // a moment later tells.
-    const waited = page.waitForNavigation({ timeout: 5000 }).then(() => null, (e) => e);
-    await page.evaluate(() => { setTimeout(() => history.back(), 0); });
-    const e = await waited;
-    if (e && /net::ERR_/.test(String(e.message))) return failure(e);
-    await sleep(500);
-    return landed([page.url()], to);
-  }
-  await page.goto(navUrl(base, how, to));
-  if (how === 'frame') {
-    await page.click('#go');
-    await sleep(1500);
-    return `frame ${landed(page.frames().map((f) => f.url()), to)}`;
-  }
-  if (how === 'popup') {
-    const popup = new Promise((resolve) => { page.once('popup', resolve); setTimeout(() => resolve(null), 3000); });
-    await page.click('#go');
-    const p = await popup;
-    if (!p) return 'no popup';
-    await p.waitForFunction(() => document.readyState === 'complete', { timeout: 5000 }).catch(() => {});
     if (p.isClosed()) return 'no popup';
     const got = `popup ${landed([p.url()], to)}`;
     await p.close().catch(() => {});
@@ -241,7 +212,7 @@ async function ways(step, which, page, base, to) {
     // A popup onto a protected origin is not the client's, and may load for the user: its
     // own URL, so that the test can tell it from the client's loads.
     const target = how === 'popup' ? `${new URL(to).origin}/app?t=popup-way&n=popup-way` : to;
-    await step(`way: ${how}`, () => (which === 'playwright' ? playwrightWay : puppeteerWay)(page, base, how, target));
+    await step(`way: ${how}`, () => way(which, page, base, how, target));
     await step(`usable after: ${how}`, async () => {
       await settle(page);
       await page.goto(`${base}/page`);
