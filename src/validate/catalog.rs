@@ -218,7 +218,7 @@ pub(super) fn typed_rules(file: &str, text: &str, shape_errors: bool) -> Vec<Pro
             Ok(()) => Vec::new(),
             Err(e) => vec![Problem::new(file, "", "typed", e.to_string())],
         },
-        Err(crate::Error::Json { .. }) if !shape_errors => Vec::new(),
+        Err(crate::error::Error::Json { .. }) if !shape_errors => Vec::new(),
         Err(e) => vec![Problem::new(file, "", "typed", e.to_string())],
     }
 }
