@@ -51,23 +51,6 @@ fn clients_dir() -> Option<PathBuf> {
     dir
 }
 
-/// The proxy's log, kept in memory.
-#[derive(Clone, Default)]
-struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Lines {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// One step's outcome: `Ok(value)` or `Err(error message)`.
 type Steps = BTreeMap<String, Result<Value, String>>;
 
@@ -213,7 +196,7 @@ fn real_clients_work_through_the_proxy_as_straight() {
     // the user's own files still work.
     let mut options = ProxyOptions::new(&direct);
     options.protect_paths = vec![browser.profile_dir().display().to_string()];
-    let lines = Lines::default();
+    let lines = proxy_common::Sink::default();
     options.log = Some(ProxyLog::new(lines.clone()));
     let proxy = Proxy::start(options).expect("the proxy starts");
     let guarded = proxy.endpoint();
@@ -271,8 +254,7 @@ fn real_clients_work_through_the_proxy_as_straight() {
     drop(browser);
     // Every command the clients sent is classified by the guard's table, and none of them is
     // one the table refuses: a refusal of either kind is in the proxy's log.
-    let log =
-        String::from_utf8_lossy(&lines.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
+    let log = lines.text();
     for line in log.lines() {
         let v: Value = serde_json::from_str(line).unwrap_or_default();
         if v["event"] == "refused"
