@@ -340,7 +340,10 @@ impl Policy {
     /// style sheet part whose URL the session did not see load and end on an ordinary origin
     /// (an ordinary URL that redirected to a protected sheet names it: measured on Chromium
     /// 156), is taken out; the serializer writes a sheet's rules, which the web keeps from the
-    /// page. Returns whether it changed.
+    /// page. Chromium's own error pages (`chrome-error://`) are taken out too: the one a
+    /// blocked load leaves names the protected URL in full (its reload button's `data-url`,
+    /// measured on Chromium 156), and the client is shown only that URL's origin. Returns
+    /// whether it changed.
     pub(super) fn snapshot_response(&self, v: &mut Value, key: &str) -> bool {
         let Some(data) = v.pointer("/result/data").and_then(Value::as_str) else {
             return false;
@@ -373,7 +376,12 @@ impl Policy {
             let location = header("Content-Location").unwrap_or_default();
             let sheet = header("Content-Type")
                 .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/css"));
-            let bad = self.off_limits(location) || (sheet && !self.readable(key, location));
+            let error_page = location
+                .get(..13)
+                .is_some_and(|s| s.eq_ignore_ascii_case("chrome-error:"));
+            let bad = error_page
+                || self.off_limits(location)
+                || (sheet && !self.readable(key, location));
             if bad {
                 changed = true;
             } else {
