@@ -182,15 +182,32 @@ fn proxy_stops_the_attacks_and_keeps_the_controls() {
             Some(&session),
         )
         .unwrap();
-    let detached = guarded.wait_event(
+    // The load fails before it is sent, and Chromium's error page commits in the client's
+    // session: an ordinary failed navigation, the page still the client's.
+    let failed = guarded.wait_event(
         from,
-        &|e| e.method == "Target.detachedFromTarget" && e.params["sessionId"] == json!(session),
+        &|e| {
+            e.method == "Page.frameNavigated"
+                && e.session_id.as_deref() == Some(session.as_str())
+                && e.params["frame"]["url"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("chrome-error:"))
+        },
         Duration::from_secs(15),
     );
     assert!(
-        detached.is_some(),
-        "the client's session to the blocked page is detached"
+        failed.is_some(),
+        "the blocked navigation ends on the error page in the client's session: {:?}",
+        guarded.events_since(from)
     );
+    let still = guarded
+        .send(
+            "Runtime.evaluate",
+            json!({"expression": "6 * 7", "returnByValue": true}),
+            Some(&session),
+        )
+        .expect("the page stays the client's after the blocked navigation");
+    assert_eq!(still["result"]["value"], json!(42));
     assert!(
         !logged(&fixture, &format!("dest-{tag}"), Duration::from_millis(500)),
         "the protected document was requested"

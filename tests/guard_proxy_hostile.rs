@@ -33,7 +33,7 @@ fn fake_browser() -> String {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
             std::thread::spawn(move || {
-                let Ok(mut ws) = tungstenite::accept(stream) else {
+                let Some(mut ws) = proxy_common::accept_like_chromium(stream) else {
                     return;
                 };
                 while let Ok(m) = ws.read() {

@@ -26,7 +26,8 @@ use tungstenite::Message;
 use proxy_common::{call, counts, eventually, handshake_with_frame, http_get, Sink};
 
 /// A stand-in for a browser's DevTools HTTP endpoint that answers `/json/version` and
-/// `/json/list` with whatever the test puts in `answers`.
+/// `/json/list` with whatever the test puts in `answers`, and takes a WebSocket (a
+/// `ws://` upstream is tried once when the proxy starts) without saying anything on it.
 struct FakeEndpoint {
     port: u16,
     answers: Arc<Mutex<(Vec<u8>, Vec<u8>)>>,
@@ -41,6 +42,31 @@ impl FakeEndpoint {
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
+                // The whole request head, left in the socket for whoever answers it.
+                let mut peeked = [0u8; 2048];
+                let mut n = 0;
+                let until = Instant::now() + Duration::from_secs(2);
+                while Instant::now() < until {
+                    n = stream.peek(&mut peeked).unwrap_or(0);
+                    if n == 0
+                        || n == peeked.len()
+                        || peeked[..n].windows(4).any(|w| w == b"\r\n\r\n")
+                    {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                if String::from_utf8_lossy(&peeked[..n])
+                    .to_ascii_lowercase()
+                    .contains("upgrade: websocket")
+                {
+                    std::thread::spawn(move || {
+                        if let Some(mut ws) = proxy_common::accept_like_chromium(stream) {
+                            while ws.read().is_ok() {}
+                        }
+                    });
+                    continue;
+                }
                 let mut head = Vec::new();
                 let mut byte = [0u8; 1];
                 while !head.ends_with(b"\r\n\r\n") {

@@ -166,3 +166,20 @@ impl Sink {
             .collect()
     }
 }
+
+/// Takes a WebSocket handshake on `stream` as Chromium's DevTools endpoint does without
+/// `--remote-allow-origins`: a request with an `Origin` (a web page's) is turned away with a
+/// 403, which is how the proxy tells a browser that lets pages in from one that does not.
+pub fn accept_like_chromium(stream: TcpStream) -> Option<tungstenite::WebSocket<TcpStream>> {
+    use tungstenite::handshake::server::{ErrorResponse, Request, Response};
+    let refuse_pages = |request: &Request, response: Response| {
+        if request.headers().contains_key("origin") {
+            let mut refused =
+                ErrorResponse::new(Some("Rejected an incoming WebSocket connection".into()));
+            *refused.status_mut() = tungstenite::http::StatusCode::FORBIDDEN;
+            return Err(refused);
+        }
+        Ok(response)
+    };
+    tungstenite::accept_hdr(stream, refuse_pages).ok()
+}

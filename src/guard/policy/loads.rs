@@ -379,9 +379,8 @@ impl Policy {
             let error_page = location
                 .get(..13)
                 .is_some_and(|s| s.eq_ignore_ascii_case("chrome-error:"));
-            let bad = error_page
-                || self.off_limits(location)
-                || (sheet && !self.readable(key, location));
+            let bad =
+                error_page || self.off_limits(location) || (sheet && !self.readable(key, location));
             if bad {
                 changed = true;
             } else {
