@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::refusal::Refusal;
 use super::scrub::{scrubbed_domain, Judging};
 use super::{int_id, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
@@ -97,10 +98,7 @@ impl Policy {
         };
         if let Some(s) = self.sessions.get(&key) {
             if s.closed || self.hidden(&s.target) {
-                let refusal = self.m.refusal().to_string();
-                out.to_client
-                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
-                return out.set(Verdict::Refuse, "session turned protected");
+                return self.refuse_id(&key, id, Refusal::SessionTurned, out);
             }
         }
         if v.get("error").is_some() {
@@ -115,21 +113,15 @@ impl Policy {
                 .and_then(|s| s.requests.get(rid))
                 .is_some_and(|(protected, _)| *protected);
             if now_protected {
-                let refusal = self.m.refusal().to_string();
-                out.to_client
-                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
-                return out.set(Verdict::Refuse, "request turned protected");
+                return self.refuse_id(&key, id, Refusal::RequestTurned, out);
             }
         }
         // A capture forwarded while its page showed nothing protected, answered after the page
         // came to show a protected image or hold a protected frame in another process: the
         // events that mark the page come before any answer showing what marked it (the image's
         // response, the frame's target), so the answer is judged again, not only the command.
-        if let Some(why) = self.capture_answer(&key, &p.method) {
-            let message = self.refusal_because(why);
-            out.to_client
-                .push(self.refusal_frame(&key, &Value::from(id), &message));
-            return out.set(Verdict::Refuse, "page turned to show protected content");
+        if let Some(r) = self.capture_answer(&key, &p.method) {
+            return self.refuse_id(&key, id, r, out);
         }
         let mut changed = false;
         let mut kept: Vec<String> = Vec::new();
@@ -141,10 +133,7 @@ impl Policy {
                 kept = self.redacted_infos(&v["result"]["targetInfos"], "/targetInfos");
             }
             "Target.getTargetInfo" if self.target_info_response(&v, out) => {
-                let refusal = self.m.refusal().to_string();
-                out.to_client
-                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
-                return out.set(Verdict::Refuse, "target is protected");
+                return self.refuse_id(&key, id, Refusal::TargetProtected, out);
             }
             "Target.createBrowserContext" => {
                 if let Some(c) = v["result"]["browserContextId"].as_str() {
@@ -163,10 +152,7 @@ impl Policy {
             "Page.getFrameTree" | "Page.getResourceTree"
                 if self.frame_tree_response(&v, &key, out) =>
             {
-                let refusal = self.m.refusal().to_string();
-                out.to_client
-                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
-                return out.set(Verdict::Refuse, "frame on a protected origin");
+                return self.refuse_id(&key, id, Refusal::FrameProtected, out);
             }
             // An error frame stays in the tree, without a protected unreachableUrl.
             "Page.getFrameTree" | "Page.getResourceTree" => changed = self.error_frames(&mut v),
@@ -179,10 +165,7 @@ impl Policy {
         }
         match self.scrub_member_keeping(&mut v, "result", &kept) {
             Err(()) => {
-                let refusal = self.m.refusal().to_string();
-                out.to_client
-                    .push(self.refusal_frame(&key, &Value::from(id), &refusal));
-                out.set(Verdict::Refuse, "result names a protected origin");
+                self.refuse_id(&key, id, Refusal::ResultProtected, out);
             }
             Ok(more) => self.deliver(frame, &v, changed || more, out),
         }

@@ -1,13 +1,18 @@
-//! Client to browser: commands, each handed to its concern (targets, sessions, holds, fetch,
-//! cookies) after the checks every command gets; what passes has its parameters judged once,
-//! each by the judge the table gives it (deny.rs), before it is forwarded.
+//! Client to browser: each frame is read once into a [`Command`] (command.rs), which every
+//! concern is handed: the table's class first (deny.rs), then each of [`JUDGES`] (whose answer
+//! is a [`Refusal`] or none), then the concern of its method (targets, sessions, holds, fetch,
+//! cookies: a [`Step`]); what passes has its parameters judged once, each by the judge the
+//! table gives it (deny.rs), before it is forwarded. Every refusal goes through
+//! [`Policy::refuse`], in the words of its [`Refusal`] (refusal.rs).
 
 use serde_json::{json, Value};
 
-use super::deny::{Named, UNCLASSIFIED_WHY};
+use super::command::{Command, Step};
+use super::deny::Named;
+use super::refusal::Refusal;
 use super::state::{Kind, Pending};
 use super::table::{self, Class};
-use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
+use super::{int_id, internal_url, session_of, Output, Policy, Verdict, MAX_NESTING, RESERVED_IDS};
 
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
@@ -77,33 +82,38 @@ impl<'de> serde::de::Visitor<'de> for TopVisitor {
     }
 }
 
-/// What a concern decided about a client command.
-pub(super) enum Step {
-    /// Answered, refused or held by the concern: nothing more to do.
-    Done,
-    /// Goes on to the common checks, rewritten when `Some`.
-    Go(Option<Value>),
-}
+/// A concern that may refuse a command for what it names or would do: every command passing
+/// the table is judged by each, in order, before it is handed to its method's concern.
+type Judge = fn(&mut Policy, &Command) -> Option<Refusal<'static>>;
 
-/// Why a browser-internal page is refused, in the refusal's words.
-pub(super) const INTERNAL_WHY: &str =
-    "a browser-internal page (chrome:, devtools:, about: and the like, or the browser's own DevTools endpoint) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included";
-
-/// Why `Browser.resetPermissions` outside a context the client created is refused.
-const RESET_PERMISSIONS_WHY: &str = "it resets the permissions of every origin of a browser context the client did not create, protected ones included";
-
-/// Why tracing is refused, in the refusal's words.
-const TRACING_WHY: &str =
-    "tracing records the browser process's events for every tab, protected ones included";
-
-/// Why capture and input are refused on a page holding a protected frame.
-pub(super) const HOSTED_WHY: &str = "the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach";
-
-/// Why closing a browser context or the browser is refused while a protected tab is open.
-const CLOSES_WHY: &str = "it closes a protected tab (its browser context, or the whole browser), with what the user had there";
-
-/// Why a renderer-wide override is refused beside a protected site, in the refusal's words.
-const SHARED_WHY: &str = "the page is same-site with a protected origin, whose pages may share its renderer process, where this override is process-wide";
+/// The judges, in the order they are asked.
+const JUDGES: [Judge; 9] = [
+    // A frame on a protected origin in another process of this page: nothing that would
+    // read or drive it goes through the page (targets.rs).
+    |p, c| p.reaches_hosted(c).then_some(Refusal::Hosted),
+    // A capture of a page showing a protected image, a resource read by a URL that may have
+    // redirected to a protected origin, a load that follows any redirect (loads.rs).
+    |p, c| p.load_command(c),
+    // Local files in a protected path (the profile's storage files), by path (paths.rs).
+    |p, c| p.paths.command(c.method, c.params),
+    // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
+    |_, c| super::clipboard::reads_clipboard(c).then_some(Refusal::Clipboard),
+    // A page handed a download folder, or a file or folder above one (downloads.rs).
+    |p, c| p.downloads.overlap(c.method, c.params),
+    // A frame id of a protected target (an out-of-process frame) is refused anywhere.
+    |p, c| {
+        c.params
+            .get("frameId")
+            .and_then(Value::as_str)
+            .is_some_and(|f| p.hidden(f))
+            .then_some(Refusal::ProtectedFrame)
+    },
+    // Scripts, style sheets and objects from protected origins a page loaded (scripts.rs).
+    |p, c| p.script_command(c),
+    |p, c| p.object_command(c),
+    // A renderer-wide override beside a protected site (and the session marked for it).
+    |p, c| p.renderer_wide(c),
+];
 
 /// Overrides Blink applies to the whole renderer process (the ICU time zone and locale, the
 /// virtual clock, the network state and CPU speed), so to every same-site page in it: refused
@@ -119,15 +129,6 @@ const RENDERER_WIDE: [&str; 7] = [
     "Network.overrideNetworkState",
 ];
 
-/// Why heap profiling is refused, in the refusal's words.
-/// Why a `Storage.clearCookies` of the user's browser context is refused.
-const USER_WIPE_WHY: &str = "a wipe of the user's browser context clears the protected origins' cookies; only a context the client created is wiped, without them";
-
-const HEAP_WHY: &str = "a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share";
-
-/// How deep a client may nest sessions it attaches from sessions (see [`Policy::nesting`]).
-pub(super) const MAX_NESTING: usize = 64;
-
 impl Policy {
     /// How many sessions lie between session `key` and the root (0 for the root), counted up
     /// to [`MAX_NESTING`].
@@ -142,11 +143,6 @@ impl Policy {
             depth += 1;
         }
         depth
-    }
-
-    /// The catalog's refusal with the reason in brackets.
-    pub(super) fn refusal_because(&self, because: &str) -> String {
-        format!("{} ({because})", self.m.refusal())
     }
 
     /// What a refused command named that is protected, in the words a refusal gives it: the
@@ -198,16 +194,14 @@ impl Policy {
         }
     }
 
-    /// Names, in each refusal of `out` to client command `frame`, what it refused (see
+    /// Names, in each refusal of `out` to client command `cmd`, what it refused (see
     /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket
     /// says which protected thing it was.
-    pub(super) fn name_refused(&self, frame: &str, out: &mut Output) {
-        let Ok(v) = serde_json::from_str::<Value>(frame) else {
+    pub(super) fn name_refused(&self, cmd: &Command, out: &mut Output) {
+        let Some(what) = self.refused_what(cmd.params) else {
             return;
         };
-        let Some(what) = v.get("params").and_then(|p| self.refused_what(p)) else {
-            return;
-        };
+        let v = cmd.v;
         let refusal = self.m.refusal();
         for f in out.to_client.iter_mut() {
             let Ok(mut answer) = serde_json::from_str::<Value>(f) else {
@@ -278,19 +272,21 @@ impl Policy {
         out.to_client.push(msg.to_string());
     }
 
-    pub(super) fn refuse(
-        &self,
-        key: &str,
-        id: i64,
-        message: &str,
-        why: &'static str,
-        out: &mut Output,
-    ) {
+    /// Answers command `id` on session `key` with refusal `r`, and logs its reason.
+    pub(super) fn refuse_id(&self, key: &str, id: i64, r: Refusal, out: &mut Output) {
         out.to_client
-            .push(self.refusal_frame(key, &Value::from(id), message));
-        out.set(Verdict::Refuse, why);
+            .push(self.refused_frame(key, &Value::from(id), r));
+        out.set(Verdict::Refuse, r.reason());
     }
 
+    /// Answers client command `cmd` with refusal `r`, and logs its reason.
+    pub(super) fn refuse(&self, cmd: &Command, r: Refusal, out: &mut Output) {
+        self.refuse_id(cmd.key, cmd.id, r, out);
+    }
+
+    /// A frame from the client: read once into a [`Command`] (or answered with a protocol
+    /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
+    /// names what it refused ([`Policy::name_refused`]).
     pub(super) fn client_frame(&mut self, frame: &str, out: &mut Output) {
         let v: Value = match serde_json::from_str(frame) {
             Ok(Top::Object(map)) => Value::Object(map),
@@ -390,18 +386,23 @@ impl Policy {
             );
             return out.set(Verdict::Refuse, "too many in flight");
         }
+        static EMPTY: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+        let cmd = Command {
+            key: &key,
+            id,
+            method,
+            params: v
+                .get("params")
+                .unwrap_or_else(|| EMPTY.get_or_init(|| json!({}))),
+            v: &v,
+            frame,
+        };
         if !key.is_empty() {
             match self.sessions.get(&key) {
                 Some(s) => {
                     if s.closed || !s.visible || self.hidden(&s.target) {
-                        let refusal = self.m.refusal().to_string();
-                        return self.refuse(
-                            &key,
-                            id,
-                            &refusal,
-                            "session on a protected target",
-                            out,
-                        );
+                        self.refuse(&cmd, Refusal::SessionProtected, out);
+                        return self.name_refused(&cmd, out);
                     }
                 }
                 // Chromium's own answer: a client never waits for a session nobody has.
@@ -411,166 +412,65 @@ impl Policy {
                 }
             }
         }
-        let method = method.to_string();
-        self.command(&key, id, &method, &v, frame, out);
+        self.command(&cmd, out);
+        self.name_refused(&cmd, out);
     }
 
-    /// One well-formed client command on session `key`.
-    fn command(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        v: &Value,
-        frame: &str,
-        out: &mut Output,
-    ) {
-        static EMPTY: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
-        let params = v
-            .get("params")
-            .unwrap_or_else(|| EMPTY.get_or_init(|| json!({})));
-        let refusal = self.m.refusal().to_string();
-        let kind = self.session(key).map(|s| s.kind);
-
+    /// One well-formed client command.
+    fn command(&mut self, cmd: &Command, out: &mut Output) {
         // Default deny: only what the table classifies goes on (table.rs, deny.rs).
-        let Some(entry) = table::table().command(method) else {
-            let message = self.refusal_because(UNCLASSIFIED_WHY);
-            return self.refuse(key, id, &message, "unclassified command", out);
+        let Some(entry) = table::table().command(cmd.method) else {
+            return self.refuse(cmd, Refusal::Unclassified, out);
         };
         if entry.class == Class::Refuse {
-            let message = self.refusal_because(entry.why.as_deref().unwrap_or_default());
-            return self.refuse(key, id, &message, "refused by the table", out);
+            let why = entry.why.as_deref().unwrap_or_default();
+            return self.refuse(cmd, Refusal::Table(why), out);
         }
-
-        // A frame on a protected origin in another process of this page: nothing that would
-        // read or drive it goes through the page.
-        if self.reaches_hosted(key, method, params) {
-            let message = self.refusal_because(HOSTED_WHY);
-            return self.refuse(key, id, &message, "page hosts a protected frame", out);
-        }
-        // A capture of a page showing a protected image, a resource read by a URL that may
-        // have redirected to a protected origin, a load that follows any redirect (loads.rs).
-        if let Some(why) = self.load_command(key, method, params) {
-            let message = self.refusal_because(why);
-            return self.refuse(key, id, &message, "protected content a page loaded", out);
-        }
-        // Local files in a protected path (the profile's storage files), by path (paths.rs).
-        if let Some(why) = self.paths.command(method, params) {
-            let message = self.refusal_because(why);
-            return self.refuse(key, id, &message, "names a protected local path", out);
-        }
-        // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
-        if super::clipboard::reads_clipboard(method, params) {
-            let message = self.refusal_because(super::clipboard::CLIPBOARD_WHY);
-            return self.refuse(key, id, &message, "reads the user's clipboard", out);
-        }
-        // A page handed a download folder, or a file or folder above one (downloads.rs).
-        if let Some(why) = self.downloads.overlap(method, params) {
-            let message = self.refusal_because(why);
-            return self.refuse(key, id, &message, "a download folder for a page", out);
-        }
-        // A frame id of a protected target (an out-of-process frame) is refused anywhere.
-        if params
-            .get("frameId")
-            .and_then(Value::as_str)
-            .is_some_and(|f| self.hidden(f))
-        {
-            return self.refuse(key, id, &refusal, "names a protected frame", out);
-        }
-
-        // Scripts and style sheets from protected origins a page loaded (scripts.rs).
-        if self.script_refused(key, id, method, params, out)
-            || self.object_refused(key, id, params, out)
-        {
-            return;
-        }
-
-        if RENDERER_WIDE.contains(&method) {
-            let shared = self
-                .session(key)
-                .and_then(|s| self.targets.get(&s.target))
-                .and_then(|t| t.info["url"].as_str())
-                .is_some_and(|u| self.m.shares_site(u));
-            if shared {
-                let message = self.refusal_because(SHARED_WHY);
-                return self.refuse(
-                    key,
-                    id,
-                    &message,
-                    "renderer-wide beside a protected site",
-                    out,
-                );
-            }
-            if let Some(s) = self.session_mut(key) {
-                s.renderer_wide = true;
+        for judge in JUDGES {
+            if let Some(r) = judge(self, cmd) {
+                return self.refuse(cmd, r, out);
             }
         }
-
         if matches!(
-            method,
+            cmd.method,
             "Network.setExtraHTTPHeaders"
                 | "Network.setUserAgentOverride"
                 | "Emulation.setUserAgentOverride"
         ) {
-            self.override_command(key, method, params, out);
+            self.override_command(cmd, out);
         }
-
-        let step = match method {
+        let kind = self.session(cmd.key).map(|s| s.kind);
+        let step = match cmd.method {
             // A wipe of a context the client created: the policy clears its ordinary cookies
             // itself (compat.rs). The user's default context (no `browserContextId`, or one the
             // client did not create) holds the user's own cookies: refused.
-            "Storage.clearCookies" => {
-                let created = params
-                    .get("browserContextId")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| self.client_contexts.contains(&c.to_string()));
-                if !created {
-                    let message = self.refusal_because(USER_WIPE_WHY);
-                    return self.refuse(key, id, &message, "wipe of the user's cookies", out);
-                }
-                self.clear_cookies(key, id, params, out);
-                Step::Done
-            }
+            "Storage.clearCookies" if !self.client_created(cmd) => Step::Refuse(Refusal::UserWipe),
+            "Storage.clearCookies" => self.clear_cookies(cmd, out),
             // Permissions are reset for every origin of a context: only in a context the client
             // created (Playwright's `context.clearPermissions()`); the user's contexts hold
             // what the user (or the user's own DevTools client) granted protected origins.
-            "Browser.resetPermissions" => {
-                let created = params
-                    .get("browserContextId")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| self.client_contexts.contains(&c.to_string()));
-                if !created {
-                    let message = self.refusal_because(RESET_PERMISSIONS_WHY);
-                    return self.refuse(key, id, &message, "reset of the user's permissions", out);
-                }
-                Step::Go(None)
+            "Browser.resetPermissions" if !self.client_created(cmd) => {
+                Step::Refuse(Refusal::ResetPermissions)
             }
             // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
-            "Network.getCookies" => self.cookie_read(params, v),
+            "Network.getCookies" => self.cookie_read(cmd, out),
             "Network.clearBrowserCookies"
             | "Network.deleteCookies"
             | "Browser.setPermission"
-            | "Browser.grantPermissions" => self.cookie_command(key, id, method, params, out),
+            | "Browser.grantPermissions" => self.cookie_command(cmd, out),
             // Ways around the policy: CDP handed to a page, nested non-flat sessions, the
             // deprecated interception, extensions (which reach every origin).
             "Target.exposeDevToolsProtocol"
             | "Target.sendMessageToTarget"
             | "Network.setRequestInterception"
             | "Network.continueInterceptedRequest"
-            | "Extensions.loadUnpacked" => {
-                return self.refuse(key, id, &refusal, "bypasses the guard", out);
-            }
+            | "Extensions.loadUnpacked" => Step::Refuse(Refusal::Bypass),
             // Browser-wide tracing records every tab (B8).
-            "Tracing.start" if kind == Some(Kind::Browser) => {
-                return self.refuse(key, id, &refusal, "browser-wide tracing", out);
-            }
+            "Tracing.start" if kind == Some(Kind::Browser) => Step::Refuse(Refusal::BrowserTracing),
             // Tracing on a page session still records the browser process's events for every
             // tab (a protected tab's URL, in events and in the IO stream); a memory dump
             // covers every process.
-            "Tracing.start" | "Tracing.requestMemoryDump" => {
-                let message = self.refusal_because(TRACING_WHY);
-                return self.refuse(key, id, &message, "tracing sees every tab", out);
-            }
+            "Tracing.start" | "Tracing.requestMemoryDump" => Step::Refuse(Refusal::Tracing),
             // A heap snapshot, an allocation or CPU profile and a script coverage cover the
             // whole renderer process (one V8 isolate), and a protected same-site page may
             // share it.
@@ -587,23 +487,17 @@ impl Policy {
             | "Profiler.start"
             | "Profiler.startPreciseCoverage"
             | "Profiler.takePreciseCoverage"
-            | "Profiler.getBestEffortCoverage" => {
-                let message = self.refusal_because(HEAP_WHY);
-                return self.refuse(key, id, &message, "heap profile of a shared process", out);
-            }
+            | "Profiler.getBestEffortCoverage" => Step::Refuse(Refusal::Heap),
             // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when
             // the outermost of 30,000 nested browser sessions is detached, which would close
             // the user's protected tabs as `Browser.crash` would.
             "Target.attachToTarget" | "Target.attachToBrowserTarget"
-                if self.nesting(key) >= MAX_NESTING =>
+                if self.nesting(cmd.key) >= MAX_NESTING =>
             {
-                let message = format!(
-                    "slicc: guard: sessions nest at most {MAX_NESTING} deep (a browser crashes on deep ones)"
-                );
-                return self.refuse(key, id, &message, "sessions nested too deep", out);
+                Step::Refuse(Refusal::Nesting)
             }
             "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
-                self.attach_command(key, id, method, params, v, out)
+                self.attach_command(cmd, out)
             }
             // Closing a browser context (which names no target) or the whole browser closes
             // every tab in it, protected ones included. A context the client made holds no
@@ -611,55 +505,44 @@ impl Policy {
             // popup onto a protected origin, which the client is not shown), and the client
             // may close what it made.
             "Target.disposeBrowserContext" | "Browser.close" | "Browser.crash"
-                if self.closes_protected(params.get("browserContextId"))
-                    && !(method == "Target.disposeBrowserContext"
-                        && params
-                            .get("browserContextId")
-                            .and_then(Value::as_str)
-                            .is_some_and(|c| self.client_contexts.contains(&c.to_string()))) =>
+                if self.closes_protected(cmd.params.get("browserContextId"))
+                    && !(cmd.method == "Target.disposeBrowserContext"
+                        && self.client_created(cmd)) =>
             {
-                let message = self.refusal_because(CLOSES_WHY);
-                return self.refuse(key, id, &message, "closes a protected tab", out);
+                Step::Refuse(Refusal::Closes)
             }
-            "Target.setDiscoverTargets" if key.is_empty() => {
-                return self.answer_discover(id, params, out);
-            }
-            "Page.navigateToHistoryEntry" => {
-                self.history_command(key, id, method, params, frame, out)
-            }
-            "Fetch.enable" | "Fetch.disable" => self.fetch_command(key, id, method, params, v),
+            "Target.setDiscoverTargets" if cmd.key.is_empty() => self.answer_discover(cmd, out),
+            "Page.navigateToHistoryEntry" => self.history_command(cmd, out),
+            "Fetch.enable" | "Fetch.disable" => self.fetch_command(cmd, out),
             // Downloads are watched: protected ones are cancelled (downloads.rs).
             "Browser.setDownloadBehavior" | "Page.setDownloadBehavior" => {
-                match self.download_command(key, method, params, v) {
-                    Ok(step) => step,
-                    Err(why) => {
-                        let message = self.refusal_because(why);
-                        return self.refuse(key, id, &message, "download folder not watched", out);
-                    }
-                }
+                self.download_command(cmd, out)
             }
             "Preload.enable" | "Preload.disable" => {
-                if let Some(s) = self.session_mut(key) {
-                    s.client_preload = method == "Preload.enable";
+                if let Some(s) = self.session_mut(cmd.key) {
+                    s.client_preload = cmd.method == "Preload.enable";
                 }
                 Step::Go(None)
             }
             "Network.enable" | "Network.disable" | "Network.setBypassServiceWorker"
                 if kind == Some(Kind::Document) =>
             {
-                self.network_command(key, id, method, v, out)
+                self.network_command(cmd, out)
             }
             _ => Step::Go(None),
         };
-        let Step::Go(rewritten) = step else {
-            return;
+        let rewritten = match step {
+            Step::Done => return,
+            Step::Refuse(r) => return self.refuse(cmd, r, out),
+            Step::Go(rewritten) => rewritten,
         };
 
-        let Ok(consume) = self.fetch_answer_check(key, id, method, params, out) else {
-            return;
+        let consume = match self.fetch_answer_check(cmd) {
+            Ok(consume) => consume,
+            Err(r) => return self.refuse(cmd, r, out),
         };
-        if self.request_id_refused(key, id, method, params, out) {
-            return;
+        if let Some(r) = self.request_id_command(cmd) {
+            return self.refuse(cmd, r, out);
         }
 
         // What goes to the browser is judged: the command as the policy rewrote it, if it did
@@ -667,49 +550,36 @@ impl Policy {
         // command of its own (a `Fetch.disable` that keeps the policy's interception on).
         let sent = rewritten
             .as_ref()
-            .filter(|nv| nv.get("method").and_then(Value::as_str) == Some(method))
+            .filter(|nv| nv.get("method").and_then(Value::as_str) == Some(cmd.method))
             .and_then(|nv| nv.get("params"))
-            .unwrap_or(params);
+            .unwrap_or(cmd.params);
         match self.table_judges(entry, sent) {
-            Some(Named::Internal) => {
-                let message = self.refusal_because(INTERNAL_WHY);
-                return self.refuse(key, id, &message, "names a browser-internal page", out);
-            }
-            Some(Named::Protected) => {
-                return self.refuse(key, id, &refusal, "names a protected origin", out);
-            }
+            Some(Named::Internal) => return self.refuse(cmd, Refusal::Internal, out),
+            Some(Named::Protected) => return self.refuse(cmd, Refusal::ProtectedOrigin, out),
             Some(Named::Unlisted(name)) => {
-                let message = self.refusal_because(&format!(
-                    "the guard's table does not list the parameter {name:?} of this command, and its value names a protected origin"
-                ));
-                return self.refuse(
-                    key,
-                    id,
-                    &message,
-                    "an unlisted parameter names a protected origin",
-                    out,
-                );
+                return self.refuse(cmd, Refusal::Unlisted(&name), out);
             }
             None => {}
         }
 
         if let Some(rid) = consume {
-            if let Some(s) = self.session_mut(key) {
+            if let Some(s) = self.session_mut(cmd.key) {
                 s.paused.remove(&rid);
             }
         }
-        let target = params
+        let target = cmd
+            .params
             .get("targetId")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let request = (method.starts_with("Network.") || method.starts_with("Audits."))
-            .then(|| params.get("requestId").and_then(Value::as_str))
+        let request = (cmd.method.starts_with("Network.") || cmd.method.starts_with("Audits."))
+            .then(|| cmd.params.get("requestId").and_then(Value::as_str))
             .flatten()
             .map(str::to_string);
         self.pending.insert(
-            (key.to_string(), id),
+            (cmd.key.to_string(), cmd.id),
             Pending {
-                method: method.to_string(),
+                method: cmd.method.to_string(),
                 target,
                 request,
             },
@@ -720,9 +590,37 @@ impl Policy {
                 out.set(Verdict::Rewrite, "guard settings kept");
             }
             None => {
-                out.to_browser.push(frame.to_string());
+                out.to_browser.push(cmd.frame.to_string());
                 out.set(Verdict::Forward, "");
             }
         }
+    }
+
+    /// Whether `cmd` names (`browserContextId`) a browser context the client created.
+    fn client_created(&self, cmd: &Command) -> bool {
+        cmd.params
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .is_some_and(|c| self.client_contexts.contains(&c.to_string()))
+    }
+
+    /// A renderer-wide override ([`RENDERER_WIDE`]): refused on a page same-site with a
+    /// protected origin; else the session is marked as having set one.
+    fn renderer_wide(&mut self, cmd: &Command) -> Option<Refusal<'static>> {
+        if !RENDERER_WIDE.contains(&cmd.method) {
+            return None;
+        }
+        let shared = self
+            .session(cmd.key)
+            .and_then(|s| self.targets.get(&s.target))
+            .and_then(|t| t.info["url"].as_str())
+            .is_some_and(|u| self.m.shares_site(u));
+        if shared {
+            return Some(Refusal::Shared);
+        }
+        if let Some(s) = self.session_mut(cmd.key) {
+            s.renderer_wide = true;
+        }
+        None
     }
 }

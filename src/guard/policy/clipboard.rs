@@ -13,17 +13,17 @@
 
 use serde_json::Value;
 
-/// Why a paste or a clipboard read permission is refused, in the refusal's words.
-pub(super) const CLIPBOARD_WHY: &str = "the clipboard is the user's, shared by every page and browser context: it holds what the user copied, on protected pages too";
+use super::command::Command;
 
 /// `Input.dispatchKeyEvent` modifier bits (CDP): Alt 1, Ctrl 2, Meta 4, Shift 8.
 const CTRL: i64 = 2;
 const META: i64 = 4;
 const SHIFT: i64 = 8;
 
-/// Whether client command `method` with `params` reads the user's clipboard into a page.
-pub(super) fn reads_clipboard(method: &str, params: &Value) -> bool {
-    match method {
+/// Whether client command `cmd` reads the user's clipboard into a page.
+pub(super) fn reads_clipboard(cmd: &Command) -> bool {
+    let params = cmd.params;
+    match cmd.method {
         "Browser.grantPermissions" => params
             .get("permissions")
             .and_then(Value::as_array)
@@ -167,7 +167,7 @@ mod tests {
             ),
         ];
         for (m, p) in &reads {
-            assert!(reads_clipboard(m, p), "{m} {p}");
+            assert!(reads_clipboard(&Command::bare(m, p)), "{m} {p}");
         }
         let others = [
             (
@@ -209,7 +209,7 @@ mod tests {
             ("Input.insertText", json!({"text": "paste"})),
         ];
         for (m, p) in &others {
-            assert!(!reads_clipboard(m, p), "{m} {p}");
+            assert!(!reads_clipboard(&Command::bare(m, p)), "{m} {p}");
         }
     }
 }

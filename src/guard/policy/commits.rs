@@ -5,14 +5,9 @@
 
 use serde_json::{json, Value};
 
+use super::refusal::Refusal;
 use super::state::{Kind, Own, Probe};
 use super::{Output, Policy};
-
-/// Why a page that holds a prefetch when the client attaches is not given to it.
-pub(super) const PREFETCH_WHY: &str = "the page holds a prefetched document (speculation rules), which a navigation commits with no request to pause, and a prefetch may follow a redirect to a protected origin";
-
-/// Why a session to a tab with a protected page in its back/forward list is refused.
-pub(super) const BACKLIST_WHY: &str = "the tab's back/forward list holds a protected page, which a history navigation restores from the back/forward cache with no request to pause";
 
 impl Policy {
     /// The answer to a session's frame-tree check showed no document yet (see
@@ -222,21 +217,8 @@ impl Policy {
                 std::iter::once(s.target.clone()).chain(tab).collect()
             })
             .unwrap_or_default();
-        let held: Vec<u64> = self
-            .holds
-            .iter()
-            .filter(|(_, h)| h.session == sid)
-            .map(|(k, _)| *k)
-            .collect();
-        if held.is_empty() {
+        if self.fail_holds(|_, h| h.session == sid, Some(Refusal::Backlist), out) == 0 {
             self.detach(sid, out);
-        }
-        for h in held {
-            if let Some(hold) = self.holds.get_mut(&h) {
-                hold.blocked = true;
-                hold.reason = Some(BACKLIST_WHY);
-            }
-            self.settle_hold(h, out);
         }
         for t in withheld {
             self.withhold(&t, out);
@@ -355,23 +337,11 @@ impl Policy {
         // which its report does not show: the checks fail. Later prefetches are seen as
         // requests, redirect hops included (uncaught_document).
         let live = !matches!(p["status"].as_str(), Some("Failure" | "NotSupported"));
-        if method == "Preload.prefetchStatusUpdated" && live {
-            let held: Vec<u64> = self
-                .holds
-                .iter()
-                .filter(|(_, h)| h.session == key)
-                .map(|(k, _)| *k)
-                .collect();
-            if !held.is_empty() {
-                for h in held {
-                    if let Some(hold) = self.holds.get_mut(&h) {
-                        hold.blocked = true;
-                        hold.reason = Some(PREFETCH_WHY);
-                    }
-                    self.settle_hold(h, out);
-                }
-                return Some("a prefetch the page held when the session was made");
-            }
+        if method == "Preload.prefetchStatusUpdated"
+            && live
+            && self.fail_holds(|_, h| h.session == key, Some(Refusal::Prefetch), out) > 0
+        {
+            return Some("a prefetch the page held when the session was made");
         }
         (!client).then_some("the guard's own Preload domain")
     }

@@ -13,6 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::command::{Command, Step};
 use super::state::{Clear, Clearing, Own};
 use super::{Output, Policy, Verdict};
 
@@ -28,8 +29,9 @@ const COOKIE_KEYS: [&str; 6] = [
 
 impl Policy {
     /// `Storage.clearCookies` from the client: starts the clear of the ordinary cookies.
-    pub(super) fn clear_cookies(&mut self, key: &str, id: i64, params: &Value, out: &mut Output) {
-        let context = params.get("browserContextId").cloned();
+    pub(super) fn clear_cookies(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        let (key, id) = (cmd.key, cmd.id);
+        let context = cmd.params.get("browserContextId").cloned();
         let mut get = Map::new();
         if let Some(c) = &context {
             get.insert("browserContextId".into(), c.clone());
@@ -51,6 +53,7 @@ impl Policy {
             Verdict::Answer,
             "cookie wipe done without the protected cookies",
         );
+        Step::Done
     }
 
     /// The browser's answer to a step of a clear.

@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::client::Step;
+use super::command::{Command, Step};
+use super::refusal::Refusal;
 use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
 use super::{Output, Policy, Verdict};
 /// The host remembered for a protected document request shown to the client as blocked
@@ -257,15 +258,9 @@ impl Policy {
     /// session, where the policy keeps `Network` on and service workers bypassed: enabling is
     /// remembered (its events reach the client from then on), disabling is answered by the
     /// policy, and a bypass turned off is kept on.
-    pub(super) fn network_command(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        v: &Value,
-        out: &mut Output,
-    ) -> Step {
-        match method {
+    pub(super) fn network_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        let (key, id, v) = (cmd.key, cmd.id, cmd.v);
+        match cmd.method {
             "Network.enable" => {
                 if let Some(s) = self.session_mut(key) {
                     s.client_network = true;
@@ -295,8 +290,8 @@ impl Policy {
     /// `Network.getCookies` naming protected and ordinary URLs: the ordinary ones are read, the
     /// protected taken out of `urls` (the answer's protected cookies are filtered as in every
     /// result). With no ordinary URL left the call is left as it is, and judged (refused).
-    pub(super) fn cookie_read(&self, params: &Value, v: &Value) -> Step {
-        let Some(urls) = params.get("urls").and_then(Value::as_array) else {
+    pub(super) fn cookie_read(&self, cmd: &Command, _out: &mut Output) -> Step {
+        let Some(urls) = cmd.params.get("urls").and_then(Value::as_array) else {
             return Step::Go(None);
         };
         let off_limits = |u: &Value| {
@@ -307,73 +302,53 @@ impl Policy {
         if kept.is_empty() || kept.len() == urls.len() {
             return Step::Go(None);
         }
-        let mut nv = v.clone();
+        let mut nv = cmd.v.clone();
         nv["params"]["urls"] = Value::Array(kept);
         Step::Go(Some(nv))
     }
 
     /// Cookie and site-data commands that reach every origin: refused.
-    pub(super) fn cookie_command(
-        &self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        out: &mut Output,
-    ) -> Step {
-        let refusal = self.m.refusal().to_string();
-        match method {
+    pub(super) fn cookie_command(&self, cmd: &Command, _out: &mut Output) -> Step {
+        let params = cmd.params;
+        match cmd.method {
             // Browser-wide wipes reach seven's cookies whatever the origin (a client-created
             // context's `Storage.clearCookies` is done by the policy: compat.rs).
             "Network.clearBrowserCookies" | "Storage.clearCookies" => {
-                self.refuse(key, id, &refusal, "browser-wide cookie wipe", out);
-                Step::Done
+                Step::Refuse(Refusal::CookieWipe)
             }
             // Without a URL or domain it deletes that name on every domain.
             "Network.deleteCookies"
                 if params.get("url").is_none() && params.get("domain").is_none() =>
             {
-                self.refuse(key, id, &refusal, "cookie delete on every domain", out);
-                Step::Done
+                Step::Refuse(Refusal::CookieDeleteEverywhere)
             }
             // Without an origin it grants every origin.
             "Browser.setPermission" | "Browser.grantPermissions"
                 if params.get("origin").is_none() =>
             {
-                self.refuse(key, id, &refusal, "permission for every origin", out);
-                Step::Done
+                Step::Refuse(Refusal::PermissionEverywhere)
             }
             _ => Step::Go(None),
         }
     }
 
     /// A `Network` or `Audits` command naming a request id must name one the client was shown
-    /// as ordinary. Whether it was refused.
-    pub(super) fn request_id_refused(
-        &self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        out: &mut Output,
-    ) -> bool {
+    /// as ordinary. Why it is refused, if it is.
+    pub(super) fn request_id_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+        let (method, params) = (cmd.method, cmd.params);
         if !((method.starts_with("Network.") || method.starts_with("Audits."))
             && params.get("requestId").is_some())
         {
-            return false;
+            return None;
         }
         let rid = params
             .get("requestId")
             .and_then(Value::as_str)
             .unwrap_or_default();
         let ordinary = self
-            .session(key)
+            .session(cmd.key)
             .and_then(|s| s.requests.get(&rid.to_string()))
             .is_some_and(|(p, _)| !p);
-        if !ordinary {
-            let refusal = self.m.refusal().to_string();
-            self.refuse(key, id, &refusal, "request id not shown to the client", out);
-        }
-        !ordinary
+        (!ordinary).then_some(Refusal::UnshownRequest)
     }
 }

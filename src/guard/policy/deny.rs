@@ -12,9 +12,6 @@ use serde_json::Value;
 use super::table::{Command, Judge};
 use super::Policy;
 
-/// Why a command the table lacks is refused, in the refusal's words.
-pub(super) const UNCLASSIFIED_WHY: &str = "the guard has not classified this command: it is not in the guard's table of the browser's protocol, and the guard forwards only what it has decided on";
-
 /// What a command's parameters name that the client may not reach.
 pub(super) enum Named {
     /// A protected origin (or a protected or unknown target, a protected frame).

@@ -22,16 +22,11 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::client::Step;
+use super::command::{Command, Step};
 use super::paths::{each_path, LocalPaths, Protected, Use};
+use super::refusal::Refusal;
 use super::state::Own;
 use super::{Output, Policy, ROOT};
-
-/// Why `Page.setDownloadBehavior` to a folder is refused before the policy watches downloads.
-pub(super) const PAGE_DOWNLOADS_WHY: &str = "a download folder set for a page is not watched for protected downloads; use Browser.setDownloadBehavior";
-
-/// Why a download folder and a path handed to a page may not overlap.
-pub(super) const OVERLAP_WHY: &str = "a page would read what the browser downloads: the folder is a download folder, is in one or holds one, or a page was handed a path in it or above it";
 
 /// Browser contexts' download folders remembered at most (the client names them).
 const MAX_FOLDERS: usize = 256;
@@ -77,13 +72,13 @@ impl Downloads {
 
     /// Why a client command is refused for mixing download folders and paths handed to
     /// pages; the paths it hands a page are remembered when it is not.
-    pub(super) fn overlap(&mut self, method: &str, params: &Value) -> Option<&'static str> {
+    pub(super) fn overlap(&mut self, method: &str, params: &Value) -> Option<Refusal<'static>> {
         let mut found = None;
         let mut offers = Vec::new();
         each_path(method, params, &mut |s, use_| {
             if use_ == Use::Offer {
                 if self.dirs.any() && self.dirs.judge(s, Use::Offer).is_some() {
-                    found = Some(OVERLAP_WHY);
+                    found = Some(Refusal::OfferedDownloads);
                 }
                 offers.push(s.to_string());
             }
@@ -115,28 +110,23 @@ impl Downloads {
 impl Policy {
     /// A client's `Browser.setDownloadBehavior` or `Page.setDownloadBehavior` on session
     /// `key`: the first goes with `eventsEnabled` on; the second, to a folder, only once the
-    /// policy watches downloads. `Err(why)` refuses it.
-    pub(super) fn download_command(
-        &mut self,
-        key: &str,
-        method: &str,
-        params: &Value,
-        v: &Value,
-    ) -> Result<Step, &'static str> {
+    /// policy watches downloads.
+    pub(super) fn download_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
+        let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
         let behavior = params.get("behavior").and_then(Value::as_str);
         let folder = params
             .get("downloadPath")
             .and_then(Value::as_str)
             .filter(|_| matches!(behavior, Some("allow" | "allowAndName")));
         if folder.is_some_and(|f| self.downloads.folder_overlaps(f)) {
-            return Err(OVERLAP_WHY);
+            return Step::Refuse(Refusal::DownloadOverlap);
         }
         if method == "Page.setDownloadBehavior" {
             if folder.is_none() {
-                return Ok(Step::Go(None));
+                return Step::Go(None);
             }
             if !self.downloads.on {
-                return Err(PAGE_DOWNLOADS_WHY);
+                return Step::Refuse(Refusal::PageDownloads);
             }
             let context = self
                 .session(key)
@@ -145,7 +135,7 @@ impl Policy {
                 .unwrap_or_default()
                 .to_string();
             self.remember_folder(context, folder);
-            return Ok(Step::Go(None));
+            return Step::Go(None);
         }
         let context = params
             .get("browserContextId")
@@ -160,7 +150,7 @@ impl Policy {
         self.downloads.on = true;
         let mut nv = v.clone();
         nv["params"]["eventsEnabled"] = Value::Bool(true);
-        Ok(Step::Go(Some(nv)))
+        Step::Go(Some(nv))
     }
 
     fn remember_folder(&mut self, context: String, folder: Option<&str>) {

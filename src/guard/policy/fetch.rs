@@ -3,8 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::client::Step;
+use super::command::{Command, Step};
 use super::pattern::FetchPattern;
+use super::refusal::Refusal;
 use super::state::{ClientFetch, Kind, Overrides, Own};
 use super::{Output, Policy, Verdict};
 
@@ -358,14 +359,8 @@ impl Policy {
     }
     /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
     /// the policy's own document pattern is kept in the browser.
-    pub(super) fn fetch_command(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        v: &Value,
-    ) -> Step {
+    pub(super) fn fetch_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
+        let (key, id, method, params, v) = (cmd.key, cmd.id, cmd.method, cmd.params, cmd.v);
         let kind = self.session(key).map(|s| s.kind);
         if method == "Fetch.enable" {
             let client = ClientFetch {
@@ -424,35 +419,24 @@ impl Policy {
     }
 
     /// A client's answer to a paused request may name only a request id it was shown.
-    /// `Err(())` when refused; else the id whose pause the answer ends, if it does.
+    /// `Err` when refused; else the id whose pause the answer ends, if it does.
     pub(super) fn fetch_answer_check(
         &self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        out: &mut Output,
-    ) -> Result<Option<String>, ()> {
-        let Some(ends) = fetch_answer(method) else {
+        cmd: &Command,
+    ) -> Result<Option<String>, Refusal<'static>> {
+        let Some(ends) = fetch_answer(cmd.method) else {
             return Ok(None);
         };
-        let rid = params
+        let rid = cmd
+            .params
             .get("requestId")
             .and_then(Value::as_str)
             .unwrap_or_default();
         let shown = self
-            .session(key)
+            .session(cmd.key)
             .is_some_and(|s| s.paused.contains(&rid.to_string()));
         if !shown {
-            let refusal = self.m.refusal().to_string();
-            self.refuse(
-                key,
-                id,
-                &refusal,
-                "request id the client was not shown",
-                out,
-            );
-            return Err(());
+            return Err(Refusal::UnshownPause);
         }
         Ok(ends.then(|| rid.to_string()))
     }

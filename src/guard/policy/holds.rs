@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value};
 
+use super::command::Command;
+use super::refusal::Refusal;
 use super::state::{Hold, Own, Pending, Probe, Then};
 use super::{Output, Policy, Verdict};
 impl Policy {
@@ -39,19 +41,36 @@ impl Policy {
 
     /// Fails closed every hold whose checks are late.
     pub(super) fn expire(&mut self, out: &mut Output) {
-        let late: Vec<u64> = self
+        let now = self.now;
+        self.fail_holds(|_, h| h.deadline <= now, None, out);
+    }
+
+    /// Fails closed the holds `which` picks, oldest first (by id): each, unless settling an
+    /// earlier one ended it already, is marked failed (`reason`: why, when the catalog's
+    /// refusal alone does not say) and settled ([`Policy::settle_hold`]: its session
+    /// detached, what it kept refused). How many it picked.
+    pub(super) fn fail_holds(
+        &mut self,
+        which: impl Fn(u64, &Hold) -> bool,
+        reason: Option<Refusal<'static>>,
+        out: &mut Output,
+    ) -> usize {
+        let mut picked: Vec<u64> = self
             .holds
             .iter()
-            .filter(|(_, h)| h.deadline <= self.now)
+            .filter(|(k, h)| which(**k, h))
             .map(|(k, _)| *k)
             .collect();
-        for k in late {
-            if let Some(h) = self.holds.get_mut(&k) {
+        picked.sort_unstable();
+        for k in &picked {
+            if let Some(h) = self.holds.get_mut(k) {
                 h.blocked = true;
                 h.waiting = 0;
+                h.reason = reason.or(h.reason);
+                self.settle_hold(*k, out);
             }
-            self.settle_hold(k, out);
         }
+        picked.len()
     }
 
     /// Sends on what a settled hold kept back.
@@ -116,10 +135,7 @@ impl Policy {
         let blocked = h.blocked || !open;
         if blocked {
             self.detach(&h.session, out);
-            let refusal = match h.reason {
-                Some(why) => self.refusal_because(why),
-                None => self.m.refusal().to_string(),
-            };
+            let refusal = h.reason.unwrap_or(Refusal::ChecksFailed);
             for t in h.then {
                 if let Then::Command { session, id, .. } = &t {
                     self.pending.remove(&(session.clone(), *id));
@@ -133,10 +149,10 @@ impl Policy {
                         id,
                         ..
                     } => {
-                        out.to_client.push(self.refusal_frame(
+                        out.to_client.push(self.refused_frame(
                             &client_session,
                             &Value::from(id),
-                            &refusal,
+                            refusal,
                         ));
                     }
                     Then::AutoAttached { .. } => {}
@@ -169,7 +185,6 @@ impl Policy {
                 self.queue_bytes = 0;
                 for frame in queued {
                     self.client_frame(&frame, out);
-                    self.name_refused(&frame, out);
                 }
                 out.set(Verdict::Own, "guard ready");
             }
@@ -316,15 +331,8 @@ impl Policy {
 
     /// Holds a `Page.navigateToHistoryEntry` for an entry the policy has not seen until its own
     /// `Page.getNavigationHistory` shows where it goes.
-    pub(super) fn hold_history(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        entry: i64,
-        frame: &str,
-        out: &mut Output,
-    ) {
+    pub(super) fn hold_history(&mut self, cmd: &Command, entry: i64, out: &mut Output) {
+        let (key, id, method, frame) = (cmd.key, cmd.id, cmd.method, cmd.frame);
         // In flight from now (a duplicate id is refused, and it counts toward max_pending).
         self.pending.insert(
             (key.to_string(), id),

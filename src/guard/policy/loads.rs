@@ -47,6 +47,8 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::command::Command;
+use super::refusal::Refusal;
 use super::state::SessionRecord;
 use super::Policy;
 
@@ -69,19 +71,6 @@ pub(super) fn capture(method: &str) -> bool {
             | "HeadlessExperimental.beginFrame"
     )
 }
-
-/// Why a capture of a page showing a protected image is refused, in the refusal's words.
-pub(super) const SHOWS_WHY: &str = "the page shows an image or media from a protected origin, loaded with the user's cookies, whose pixels a capture would read";
-
-/// Why a command naming a resource the policy did not see load is refused.
-pub(super) const UNSEEN_WHY: &str = "it names a resource the guard did not see load and end on an ordinary origin (an ordinary URL may redirect to a protected one)";
-
-/// Why `CacheStorage.requestCachedResponse` is refused.
-pub(super) const CACHED_WHY: &str = "a cached response may be an opaque one (a page stores a cross-origin, even protected, response it cannot read in its own cache), whose body this returns";
-
-/// Why `Network.loadNetworkResource` is refused.
-pub(super) const FOLLOWS_WHY: &str =
-    "it loads a URL with the page's credentials and follows redirects to any origin";
 
 /// `url` without its fragment (a fragment changes nothing of what was loaded, and `Network`
 /// requests carry none).
@@ -294,23 +283,19 @@ impl Policy {
 
     /// A client command reading a resource by URL, loading one, or capturing a page that
     /// shows a protected image: why it is refused, if it is.
-    pub(super) fn load_command(
-        &self,
-        key: &str,
-        method: &str,
-        params: &Value,
-    ) -> Option<&'static str> {
-        match method {
-            "Network.loadNetworkResource" => Some(FOLLOWS_WHY),
-            "CacheStorage.requestCachedResponse" => Some(CACHED_WHY),
+    pub(super) fn load_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+        match cmd.method {
+            "Network.loadNetworkResource" => Some(Refusal::Follows),
+            "CacheStorage.requestCachedResponse" => Some(Refusal::Cached),
             "Page.getResourceContent" | "Page.searchInResource" => {
-                let url = params
+                let url = cmd
+                    .params
                     .get("url")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                (!self.readable(key, url)).then_some(UNSEEN_WHY)
+                (!self.readable(cmd.key, url)).then_some(Refusal::Unseen)
             }
-            m if capture(m) && self.shows_protected(key) => Some(SHOWS_WHY),
+            m if capture(m) && self.shows_protected(cmd.key) => Some(Refusal::Shows),
             _ => None,
         }
     }
@@ -319,7 +304,7 @@ impl Policy {
     /// protected image or holds a protected frame in another process by the time the browser
     /// answered (marked after the command was judged: a race the client can tilt, by making
     /// the policy read the marking event late).
-    pub(super) fn capture_answer(&self, key: &str, method: &str) -> Option<&'static str> {
+    pub(super) fn capture_answer(&self, key: &str, method: &str) -> Option<Refusal<'static>> {
         if !capture(method) {
             return None;
         }
@@ -328,9 +313,9 @@ impl Policy {
             return None;
         }
         if self.hosting.contains(target) {
-            Some(super::client::HOSTED_WHY)
+            Some(Refusal::TurnedHosting)
         } else if self.showing.contains(target) {
-            Some(SHOWS_WHY)
+            Some(Refusal::TurnedShowing)
         } else {
             None
         }

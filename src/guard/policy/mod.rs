@@ -125,6 +125,7 @@ mod browser;
 pub(crate) mod budget;
 mod client;
 mod clipboard;
+mod command;
 mod commits;
 mod compat;
 mod cookies;
@@ -139,6 +140,7 @@ mod order;
 mod overrides;
 mod paths;
 mod pattern;
+mod refusal;
 mod scripts;
 mod scrub;
 mod sessions;
@@ -165,6 +167,10 @@ pub const RESERVED_IDS: RangeInclusive<i64> = 2_000_000_000..=2_147_483_647;
 /// The part of [`RESERVED_IDS`] the policy's own `Target.setAutoAttach` commands take, counted
 /// down from the top.
 const AUTO_IDS: RangeInclusive<i64> = 2_147_000_000..=2_147_483_647;
+
+/// How deep a client may nest sessions it attaches from sessions: a `Target.attachToTarget`
+/// or `attachToBrowserTarget` on a session this deep is refused (see the module docs).
+const MAX_NESTING: usize = 64;
 
 /// The key of the root session: the browser connection itself, whose messages carry no
 /// `sessionId`.
@@ -433,7 +439,6 @@ impl Policy {
             return out;
         }
         self.client_frame(frame, &mut out);
-        self.name_refused(frame, &mut out);
         self.flush_cut(&mut out);
         self.keep_order(&mut out);
         out
@@ -546,8 +551,13 @@ impl Policy {
         internal_url(url) || self.endpoints.url(url)
     }
 
+    /// The error answering command `id` on `session` with refusal `r`.
+    fn refused_frame(&self, session: &str, id: &Value, r: refusal::Refusal) -> String {
+        self.refusal_frame(session, id, &r.message(self.m.refusal()))
+    }
+
     /// The refusal error for a client command.
-    pub(super) fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
+    fn refusal_frame(&self, session: &str, id: &Value, message: &str) -> String {
         let mut msg = json!({"id": id, "error": {"code": REFUSAL_CODE, "message": message}});
         if session != ROOT {
             msg["sessionId"] = Value::String(session.to_string());

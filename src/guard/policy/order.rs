@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use super::refusal::Refusal;
 use super::{session_of, Output, Policy};
 
 /// One place in the outbox.
@@ -41,9 +42,6 @@ pub(super) struct Order {
     /// Bytes of the frames waiting: in the outbox and in `filled`.
     bytes: usize,
 }
-
-/// Why a session's checks failed when too much waited behind them, in the refusal's words.
-const BACKLOG_WHY: &str = "too much for the client waited behind this session's checks";
 
 impl Order {
     /// Frames (and places) waiting, and their bytes.
@@ -111,13 +109,8 @@ impl Policy {
             }) else {
                 break;
             };
-            if let Some(h) = self.holds.get_mut(&hid) {
-                h.blocked = true;
-                h.waiting = 0;
-                h.reason = Some(BACKLOG_WHY);
-            }
             let mut side = Output::new();
-            self.settle_hold(hid, &mut side);
+            self.fail_holds(|h, _| h == hid, Some(Refusal::Backlog), &mut side);
             out.to_browser.append(&mut side.to_browser);
             out.detached.append(&mut side.detached);
             // A hold gone without settling (forgotten) leaves nothing.
@@ -189,7 +182,7 @@ impl Policy {
             if no_such_session(&v) {
                 return frame;
             }
-            return self.refusal_frame(&key, &id, self.m.refusal());
+            return self.refused_frame(&key, &id, Refusal::SessionTurned);
         }
         if let Some(items) = v
             .pointer_mut("/result/targetInfos")
@@ -202,7 +195,7 @@ impl Policy {
             });
         }
         match self.scrub_member(&mut v, "result") {
-            Err(()) => self.refusal_frame(&key, &id, self.m.refusal()),
+            Err(()) => self.refused_frame(&key, &id, Refusal::ResultProtected),
             Ok(_) => v.to_string(),
         }
     }

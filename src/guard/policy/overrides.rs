@@ -17,6 +17,7 @@
 
 use serde_json::Value;
 
+use super::command::Command;
 use super::state::{Kind, Overrides, Own};
 use super::{Output, Policy};
 
@@ -32,13 +33,8 @@ impl Policy {
     /// A client command that sets request headers on a document session: remembered, and the
     /// policy's interception there widened to every request first (its own `Fetch.enable`,
     /// sent before the command).
-    pub(super) fn override_command(
-        &mut self,
-        key: &str,
-        method: &str,
-        params: &Value,
-        out: &mut Output,
-    ) {
+    pub(super) fn override_command(&mut self, cmd: &Command, out: &mut Output) {
+        let (key, method, params) = (cmd.key, cmd.method, cmd.params);
         let Some(s) = self.session_mut(key) else {
             return;
         };

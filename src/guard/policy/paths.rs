@@ -17,6 +17,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::refusal::Refusal;
+
 /// What the caller's file system says about a local path, for [`LocalPaths::resolve`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolved {
@@ -66,16 +68,6 @@ pub(super) enum Use {
     /// Any other absolute path (or `file:` URL) in a command: refused inside a protected path.
     Named,
 }
-
-/// Why a command naming a file inside a protected path is refused, in the refusal's words.
-pub(super) const INSIDE_WHY: &str = "it names a local file in a protected path, such as the browser's profile, whose files hold every site's storage, cookies and history";
-
-/// Why a command handing a page a folder that holds a protected path is refused.
-pub(super) const HOLDS_WHY: &str =
-    "it hands a page a local folder that holds a protected path, such as the browser's profile, which the page can walk";
-
-/// Why a path the policy cannot place is refused.
-pub(super) const UNPLACED_WHY: &str = "a relative local path, or one through /proc or /dev/fd, may name a file in a protected path, such as the browser's profile, and the guard cannot rule it out";
 
 /// The client commands that name local paths, and where: (method, members leading to the
 /// paths, how they are used). Found in Chromium 156's `/json/protocol` (every parameter
@@ -237,7 +229,7 @@ impl Protected {
     }
 
     /// Why `raw`, used as `use_`, is refused; `None` when it may go.
-    pub(super) fn judge(&self, raw: &str, use_: Use) -> Option<&'static str> {
+    pub(super) fn judge(&self, raw: &str, use_: Use) -> Option<Refusal<'static>> {
         let lex = match placed(raw, use_) {
             Ok(lex) => lex,
             Err(why) => return why,
@@ -255,7 +247,7 @@ impl Protected {
         lex: &Path,
         resolved: Option<&Resolved>,
         use_: Use,
-    ) -> Option<&'static str> {
+    ) -> Option<Refusal<'static>> {
         let mut forms = vec![fold(lex)];
         let (mut own, mut ids) = (None, Vec::new());
         match resolved {
@@ -269,7 +261,7 @@ impl Protected {
                 own = *id;
                 ids = id.iter().chain(above).copied().collect();
             }
-            Some(Resolved::Indirect) if use_ != Use::Named => return Some(UNPLACED_WHY),
+            Some(Resolved::Indirect) if use_ != Use::Named => return Some(Refusal::Unplaced),
             _ => {}
         }
         for dir in &self.dirs {
@@ -278,7 +270,7 @@ impl Protected {
                 .any(|f| dir.forms.iter().any(|d| f.starts_with(d)))
                 || dir.id.is_some_and(|id| ids.contains(&id));
             if inside {
-                return Some(INSIDE_WHY);
+                return Some(Refusal::Inside);
             }
             if use_ == Use::Offer {
                 let holds = forms
@@ -286,7 +278,7 @@ impl Protected {
                     .any(|f| dir.forms.iter().any(|d| d.starts_with(f)))
                     || own.is_some_and(|id| dir.chain.contains(&id));
                 if holds {
-                    return Some(HOLDS_WHY);
+                    return Some(Refusal::HoldsPath);
                 }
             }
         }
@@ -295,7 +287,7 @@ impl Protected {
 
     /// Why a client command `method` with `params` is refused for the local paths it names;
     /// `None` when it names none in a protected path (or none are protected).
-    pub(super) fn command(&self, method: &str, params: &Value) -> Option<&'static str> {
+    pub(super) fn command(&self, method: &str, params: &Value) -> Option<Refusal<'static>> {
         if !self.any() {
             return None;
         }
@@ -331,7 +323,7 @@ impl Protected {
 
     /// Why a command naming `batch` (strings the client wrote as absolute paths, `file:` URLs'
     /// paths) is refused: lexically inside a protected path, else once resolved together.
-    fn named(&self, batch: &[Cow<'_, str>]) -> Option<&'static str> {
+    fn named(&self, batch: &[Cow<'_, str>]) -> Option<Refusal<'static>> {
         let mut left: Vec<(&str, PathBuf)> = Vec::new();
         for raw in batch {
             let Ok(lex) = placed(raw, Use::Named) else {
@@ -359,10 +351,10 @@ const NAMED_BATCH: usize = 1024;
 /// `raw`'s lexical form when the policy judges it as `use_`; else whether it is refused
 /// unjudged (`Some` reason: it cannot be placed) or goes (`None`: a named string that is no
 /// absolute path).
-fn placed(raw: &str, use_: Use) -> Result<PathBuf, Option<&'static str>> {
+fn placed(raw: &str, use_: Use) -> Result<PathBuf, Option<Refusal<'static>>> {
     let Some(lex) = lexical(raw) else {
         // Named strings are any text: only absolute paths are judged.
-        return Err((use_ != Use::Named).then_some(UNPLACED_WHY));
+        return Err((use_ != Use::Named).then_some(Refusal::Unplaced));
     };
     if use_ != Use::Named {
         let text = lex.to_string_lossy().to_lowercase();
@@ -370,7 +362,7 @@ fn placed(raw: &str, use_: Use) -> Result<PathBuf, Option<&'static str>> {
             .iter()
             .any(|p| text == *p || text.starts_with(&format!("{p}/")))
         {
-            return Err(Some(UNPLACED_WHY));
+            return Err(Some(Refusal::Unplaced));
         }
     }
     Ok(lex)
@@ -442,13 +434,17 @@ mod tests {
             "/../home/u/.config/chromium/Local State",
         ];
         for path in inside {
-            assert_eq!(p.judge(path, Use::Offer), Some(INSIDE_WHY), "{path}");
-            assert_eq!(p.judge(path, Use::Write), Some(INSIDE_WHY), "{path}");
-            assert_eq!(p.judge(path, Use::Named), Some(INSIDE_WHY), "{path}");
+            assert_eq!(p.judge(path, Use::Offer), Some(Refusal::Inside), "{path}");
+            assert_eq!(p.judge(path, Use::Write), Some(Refusal::Inside), "{path}");
+            assert_eq!(p.judge(path, Use::Named), Some(Refusal::Inside), "{path}");
         }
         // Folders above it: refused when offered (a dropped folder is walked), not otherwise.
         for path in ["/", "/home", "/home/u/", "/home/u/.config"] {
-            assert_eq!(p.judge(path, Use::Offer), Some(HOLDS_WHY), "{path}");
+            assert_eq!(
+                p.judge(path, Use::Offer),
+                Some(Refusal::HoldsPath),
+                "{path}"
+            );
             assert_eq!(p.judge(path, Use::Write), None, "{path}");
         }
         // Places it cannot be sure of.
@@ -462,7 +458,7 @@ mod tests {
             "/dev/stdin",
             "/PROC/self/cwd/x",
         ] {
-            assert_eq!(p.judge(path, Use::Offer), Some(UNPLACED_WHY), "{path}");
+            assert_eq!(p.judge(path, Use::Offer), Some(Refusal::Unplaced), "{path}");
         }
         // Neighbours go.
         for path in [
@@ -606,7 +602,7 @@ mod batched {
     }
 
     /// How `command` judged named strings before batching: each string on its own.
-    fn before(p: &Protected, method: &str, params: &Value) -> Option<&'static str> {
+    fn before(p: &Protected, method: &str, params: &Value) -> Option<Refusal<'static>> {
         let mut found = None;
         each_path(method, params, &mut |s, use_| {
             if found.is_none() {
@@ -700,7 +696,7 @@ mod batched {
             let params = json!({"arguments": items});
             assert_eq!(
                 p.command("Some.method", &params),
-                Some(INSIDE_WHY),
+                Some(Refusal::Inside),
                 "{last}"
             );
         }

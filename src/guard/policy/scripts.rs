@@ -14,16 +14,10 @@
 
 use serde_json::{json, Value};
 
+use super::command::Command;
+use super::refusal::Refusal;
 use super::state::Own;
-use super::{Output, Policy, Verdict};
-
-/// Why a command naming a script or style sheet is refused, in the refusal's words.
-pub(super) const SCRIPT_WHY: &str =
-    "it names a script or style sheet from a protected origin, or one the client was not shown";
-
-/// Why `Runtime.queryObjects` is refused, in the refusal's words.
-pub(super) const HEAP_OBJECTS_WHY: &str =
-    "it returns every object of the page's heap, a protected script's private ones included";
+use super::{Output, Policy};
 
 /// The internal property holding a function's closure scopes.
 const SCOPES: &str = "[[Scopes]]";
@@ -75,16 +69,12 @@ impl Policy {
 
     /// A client command of `Debugger`, `CSS` or `Runtime.queryObjects`: the reason it is
     /// refused, if it is.
-    pub(super) fn script_command(
-        &self,
-        key: &str,
-        method: &str,
-        params: &Value,
-    ) -> Option<&'static str> {
-        if method == "Runtime.queryObjects" {
-            return Some(HEAP_OBJECTS_WHY);
+    pub(super) fn script_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+        let (key, params) = (cmd.key, cmd.params);
+        if cmd.method == "Runtime.queryObjects" {
+            return Some(Refusal::HeapObjects);
         }
-        let domain = method.split('.').next().unwrap_or_default();
+        let domain = cmd.method.split('.').next().unwrap_or_default();
         let mut bad = false;
         match domain {
             "Debugger" => strings(params, &mut |k, s| {
@@ -99,7 +89,7 @@ impl Policy {
             }),
             _ => {}
         }
-        bad.then_some(SCRIPT_WHY)
+        bad.then_some(Refusal::Script)
     }
 
     /// `Debugger` and `CSS` events: scripts and style sheets learnt; protected ones, and
@@ -261,31 +251,10 @@ impl Policy {
             _ => false,
         }
     }
-
-    /// Refuses a command [`Policy::script_command`] refuses; whether it did.
-    pub(super) fn script_refused(
-        &self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        out: &mut Output,
-    ) -> bool {
-        let Some(why) = self.script_command(key, method, params) else {
-            return false;
-        };
-        let message = self.refusal_because(why);
-        self.refuse(key, id, &message, "names a protected script", out);
-        debug_assert_eq!(out.verdict, Verdict::Refuse);
-        true
-    }
 }
 
 /// The members of a command that name a remote object.
 const OBJECT_KEYS: [&str; 2] = ["objectId", "prototypeObjectId"];
-
-/// Why a command naming an object id the client was not shown is refused.
-pub(super) const OBJECT_WHY: &str = "it names an object id the client was not shown (the internal objects of a protected script's functions have ids of their own)";
 
 impl Policy {
     /// Remembers every object id in a frame going to the client on its session.
@@ -306,34 +275,24 @@ impl Policy {
 
     /// A command naming object ids may name only ones the client was shown on its session
     /// (no guessed ids: V8 numbers them in order, and the closure of a protected script's
-    /// function gets one whether the client is shown it or not). Whether it was refused.
-    pub(super) fn object_refused(
-        &mut self,
-        key: &str,
-        id: i64,
-        params: &Value,
-        out: &mut Output,
-    ) -> bool {
+    /// function gets one whether the client is shown it or not). Why it is refused, if it is.
+    pub(super) fn object_command(&mut self, cmd: &Command) -> Option<Refusal<'static>> {
         let mut named = Vec::new();
-        strings(params, &mut |k, s| {
+        strings(cmd.params, &mut |k, s| {
             if OBJECT_KEYS.contains(&k) {
                 named.push(s.to_string());
             }
         });
         if named.is_empty() {
-            return false;
+            return None;
         }
-        let Some(s) = self.session_mut(key) else {
-            return false;
-        };
+        let s = self.session_mut(cmd.key)?;
         if named.iter().all(|o| s.objects.contains(o)) {
             for o in &named {
                 s.objects.touch(o);
             }
-            return false;
+            return None;
         }
-        let message = self.refusal_because(OBJECT_WHY);
-        self.refuse(key, id, &message, "object id not shown to the client", out);
-        true
+        Some(Refusal::Object)
     }
 }

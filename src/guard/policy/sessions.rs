@@ -5,9 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::client::Step;
+use super::command::{Command, Step};
 use super::fetch::guard_pattern;
 use super::pattern::TargetFilter;
+use super::refusal::Refusal;
 use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
 use super::{Output, Policy, Verdict};
 
@@ -77,20 +78,7 @@ impl Policy {
     /// check) with the refusal: the session is gone.
     fn answer_in_flight(&mut self, key: &str, out: &mut Output) {
         // Held first: settling a hold answers its command and ends it in flight.
-        let mut held: Vec<u64> = self
-            .holds
-            .iter()
-            .filter(|(_, h)| h.session == key)
-            .map(|(k, _)| *k)
-            .collect();
-        held.sort_unstable();
-        for h in held {
-            if let Some(hold) = self.holds.get_mut(&h) {
-                hold.blocked = true;
-                hold.waiting = 0;
-                self.settle_hold(h, out);
-            }
-        }
+        self.fail_holds(|_, h| h.session == key, None, out);
         // Forwarded ones once this message is through (a hold being settled now answers its
         // own command after this returns).
         self.cut.push(key.to_string());
@@ -110,11 +98,10 @@ impl Policy {
             .cloned()
             .collect();
         ids.sort_unstable();
-        let refusal = self.refusal_because("the session was detached: its target is protected");
         for (key, id) in ids {
             self.pending.remove(&(key.clone(), id));
             out.to_client
-                .push(self.refusal_frame(&key, &Value::from(id), &refusal));
+                .push(self.refused_frame(&key, &Value::from(id), Refusal::Detached));
         }
     }
 
@@ -166,10 +153,7 @@ impl Policy {
             .get(&sid)
             .map_or((true, false), |s| (s.closed, s.visible));
         if closed {
-            let refusal = self.m.refusal().to_string();
-            out.to_client
-                .push(self.refusal_frame(key, &Value::from(id), &refusal));
-            return out.set(Verdict::Refuse, "target is protected");
+            return self.refuse_id(key, id, Refusal::TargetProtected, out);
         }
         if visible {
             return self.release(then, out);
@@ -409,42 +393,16 @@ impl Policy {
         }
         self.pending.retain(|(k, _), _| !gone.contains(k));
         self.own.retain(|_, (k, _)| !gone.contains(k));
-        let mut holds: Vec<u64> = self
-            .holds
-            .iter()
-            .filter(|(_, h)| gone.contains(&h.session))
-            .map(|(k, _)| *k)
-            .collect();
-        holds.sort_unstable();
-        for h in holds {
-            if let Some(hold) = self.holds.get_mut(&h) {
-                hold.blocked = true;
-            }
-            self.settle_hold(h, out);
-        }
+        self.fail_holds(|_, h| gone.contains(&h.session), None, out);
     }
 
     /// The client's `Target.attachToTarget`, `setAutoAttach` and `autoAttachRelated`: flat
     /// sessions only, and every auto-attached target waits for the policy's checks.
-    pub(super) fn attach_command(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        v: &Value,
-        out: &mut Output,
-    ) -> Step {
+    pub(super) fn attach_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
         if method == "Target.attachToTarget" {
             if params.get("flatten").and_then(Value::as_bool) != Some(true) {
-                self.refuse(
-                    key,
-                    id,
-                    "slicc: guard: only flat sessions are supported (flatten: true)",
-                    "non-flat session",
-                    out,
-                );
-                return Step::Done;
+                return Step::Refuse(Refusal::NonFlat);
             }
             return Step::Go(None);
         }
@@ -454,14 +412,7 @@ impl Policy {
             && method == "Target.setAutoAttach"
             && params.get("flatten").and_then(Value::as_bool) != Some(true)
         {
-            self.refuse(
-                key,
-                id,
-                "slicc: guard: only flat sessions are supported (flatten: true)",
-                "non-flat auto-attach",
-                out,
-            );
-            return Step::Done;
+            return Step::Refuse(Refusal::NonFlatAuto);
         }
         let wait = params
             .get("waitForDebuggerOnStart")
@@ -553,26 +504,14 @@ impl Policy {
 
     /// The client's `Page.navigateToHistoryEntry`: refused for a protected entry, held for one
     /// the policy has not seen.
-    pub(super) fn history_command(
-        &mut self,
-        key: &str,
-        id: i64,
-        method: &str,
-        params: &Value,
-        frame: &str,
-        out: &mut Output,
-    ) -> Step {
-        let entry = params.get("entryId").and_then(Value::as_i64);
-        let known = entry.and_then(|e| self.session(key)?.history.get(&e).copied());
+    pub(super) fn history_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        let entry = cmd.params.get("entryId").and_then(Value::as_i64);
+        let known = entry.and_then(|e| self.session(cmd.key)?.history.get(&e).copied());
         match (entry, known) {
-            (_, Some(true)) | (None, _) => {
-                let refusal = self.m.refusal().to_string();
-                self.refuse(key, id, &refusal, "protected history entry", out);
-                Step::Done
-            }
+            (_, Some(true)) | (None, _) => Step::Refuse(Refusal::HistoryEntry),
             (Some(_), Some(false)) => Step::Go(None),
             (Some(e), None) => {
-                self.hold_history(key, id, method, e, frame, out);
+                self.hold_history(cmd, e, out);
                 Step::Done
             }
         }

@@ -369,7 +369,7 @@ pub(crate) struct Hold {
     pub(crate) deadline: u64,
     pub(crate) blocked: bool,
     /// Why it failed, when the catalog's refusal alone does not say.
-    pub(crate) reason: Option<&'static str>,
+    pub(crate) reason: Option<super::refusal::Refusal<'static>>,
     /// The session the checks ran on.
     pub(crate) session: String,
     /// What it releases, in order.

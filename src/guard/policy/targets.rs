@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::command::{Command, Step};
 use super::pattern::TargetFilter;
 use super::scrub::Judging;
 use super::state::TargetRecord;
@@ -210,8 +211,9 @@ impl Policy {
     /// Whether a command on a page hosting a protected frame (see [`Policy::mark_hosts`])
     /// would read or drive that frame: captures, input (editing commands included) and any
     /// command naming a frame other than the page's own main frame.
-    pub(super) fn reaches_hosted(&self, key: &str, method: &str, params: &Value) -> bool {
-        let Some(target) = self.session(key).map(|s| s.target.as_str()) else {
+    pub(super) fn reaches_hosted(&self, cmd: &Command) -> bool {
+        let (method, params) = (cmd.method, cmd.params);
+        let Some(target) = self.session(cmd.key).map(|s| s.target.as_str()) else {
             return false;
         };
         if target.is_empty() || !self.hosting.contains(target) {
@@ -272,7 +274,8 @@ impl Policy {
 
     /// `Target.setDiscoverTargets` on the root: the policy's own discovery is always on, so it
     /// answers the client itself and replays the targets the client may see.
-    pub(super) fn answer_discover(&mut self, id: i64, params: &Value, out: &mut Output) {
+    pub(super) fn answer_discover(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        let (id, params) = (cmd.id, cmd.params);
         let on = params
             .get("discover")
             .and_then(Value::as_bool)
@@ -314,6 +317,7 @@ impl Policy {
         out.to_client
             .push(json!({"id": id, "result": {}}).to_string());
         out.set(Verdict::Answer, "discovery answered by the guard");
+        Step::Done
     }
     /// `Target.targetDestroyed` / `targetCrashed`: a destroyed target is remembered (for
     /// openers); the event reaches the client when the target was shown to it.

@@ -1,0 +1,48 @@
+//! A client command read once, and what a concern decides about it: the one shape every
+//! concern judging a client command is handed (client.rs).
+
+use serde_json::Value;
+
+use super::refusal::Refusal;
+
+/// A client command, read once (by `Policy::client_frame`, client.rs): what every concern
+/// judging it is handed.
+pub(super) struct Command<'a> {
+    /// The session it came on (empty for the root).
+    pub(super) key: &'a str,
+    /// Its id (a 32-bit integer outside [`RESERVED_IDS`](super::RESERVED_IDS)).
+    pub(super) id: i64,
+    /// Its method.
+    pub(super) method: &'a str,
+    /// Its parameters (an empty object when it has none).
+    pub(super) params: &'a Value,
+    /// The whole command, parsed (for the concerns that rewrite it).
+    pub(super) v: &'a Value,
+    /// The command as the client sent it (what is forwarded unchanged).
+    pub(super) frame: &'a str,
+}
+
+#[cfg(test)]
+impl<'a> Command<'a> {
+    /// Command `method` with `params` on the root session, for a unit test of one concern.
+    pub(super) fn bare(method: &'a str, params: &'a Value) -> Command<'a> {
+        Command {
+            key: "",
+            id: 1,
+            method,
+            params,
+            v: params,
+            frame: "",
+        }
+    }
+}
+
+/// What a concern decided about a client command.
+pub(super) enum Step {
+    /// Answered or held by the concern: nothing more to do.
+    Done,
+    /// Refused, for this reason.
+    Refuse(Refusal<'static>),
+    /// Goes on to the common checks, rewritten when `Some`.
+    Go(Option<Value>),
+}
