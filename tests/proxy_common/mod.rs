@@ -170,6 +170,8 @@ impl Sink {
 /// Takes a WebSocket handshake on `stream` as Chromium's DevTools endpoint does without
 /// `--remote-allow-origins`: a request with an `Origin` (a web page's) is turned away with a
 /// 403, which is how the proxy tells a browser that lets pages in from one that does not.
+// The callback's `Result<Response, ErrorResponse>` is tungstenite's to choose.
+#[allow(clippy::result_large_err)]
 pub fn accept_like_chromium(stream: TcpStream) -> Option<tungstenite::WebSocket<TcpStream>> {
     use tungstenite::handshake::server::{ErrorResponse, Request, Response};
     let refuse_pages = |request: &Request, response: Response| {
