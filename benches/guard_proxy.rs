@@ -25,9 +25,9 @@
 //! - **connect in a lived-in browser**: the time a library's connect takes (a new WebSocket,
 //!   `Target.setDiscoverTargets`, `Target.getTargets`, `Target.setAutoAttach` waiting for the
 //!   debugger, until every page it is shown is attached or withdrawn, as Puppeteer's connect
-//!   waits), direct
-//!   and through the proxy, with tabs on ordinary pages, a tab whose history holds a protected
-//!   page, a protected tab and an internal page open: medians of 20 connects each way.
+//!   waits), direct and through the proxy, with tabs on ordinary pages, a tab whose history
+//!   holds a protected page, a protected tab and an internal page open: medians of 20
+//!   connects each way.
 //!
 //! `cargo bench --features cli-full --bench guard_proxy`
 
