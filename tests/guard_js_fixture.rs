@@ -213,14 +213,11 @@ fn fixture_mjs_serves_https_with_tls_and_logs_https_urls() {
          console.log(JSON.stringify({{ hop, doc: doc.body, urls: log.hits.map((h) => h.url) }}));",
         port = port_of(&origin)
     );
-    let out = Command::new("node")
-        .args(["--input-type=module", "-e", &script])
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .output(),
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["hop"]["status"], 302);

@@ -92,14 +92,11 @@ fn predicates_read_the_same_in_both_languages() {
         driver = json!(format!("file://{}", driver.display())),
         cases = json!(cases.iter().map(|(p, v)| json!([p, v])).collect::<Vec<_>>()),
     );
-    let out = std::process::Command::new("node")
-        .args(["--input-type=module", "-e", &script])
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        std::process::Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .output(),
     );
     let js: Vec<Value> = serde_json::from_slice(&out.stdout).expect("a JSON array");
     let differ: Vec<String> = cases

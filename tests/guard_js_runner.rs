@@ -277,15 +277,12 @@ fn the_spec_example_runs_as_written() {
     // The example's code as the spec writes it (both variants, parallel 6, the fixture), on
     // the set cut to C1.script-nav so that it ends in minutes; no guard, so every row fails
     // its guarded leg and the line is a GUARD-FAIL.
-    let out = Command::new("node")
-        .arg(root().join("tests/js/spec-example.mjs"))
-        .arg("C1.script-nav")
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        Command::new("node")
+            .arg(root().join("tests/js/spec-example.mjs"))
+            .arg("C1.script-nav")
+            .output(),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     let summary: Value = serde_json::from_str(text.lines().next().unwrap_or("")).expect("JSON");
@@ -337,14 +334,11 @@ fn bad_input_is_refused_with_where_and_a_silent_client_never_hangs_the_run() {
     if needs::missing("node", needs::node()) {
         return;
     }
-    let out = Command::new("node")
-        .arg(root().join("tests/js/errors.mjs"))
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        Command::new("node")
+            .arg(root().join("tests/js/errors.mjs"))
+            .output(),
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     let said = |k: &str, what: &str| {
@@ -461,14 +455,11 @@ fn the_driver_calls_instrument_load_popup_and_call_a_browser() {
     if !runs_here() {
         return;
     }
-    let out = Command::new("node")
-        .arg(root().join("tests/js/driver-calls.mjs"))
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        Command::new("node")
+            .arg(root().join("tests/js/driver-calls.mjs"))
+            .output(),
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["identifier"], true, "{v}");

@@ -190,15 +190,12 @@ out.ok = [
 ];
 console.log(JSON.stringify(out));
 "#;
-    let out = Command::new("node")
-        .args(["--input-type=module", "-e", script])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("node runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = needs::succeeded(
+        "node",
+        Command::new("node")
+            .args(["--input-type=module", "-e", script])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output(),
     );
     let answers: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let map = answers.as_object().unwrap();

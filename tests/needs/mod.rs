@@ -41,3 +41,17 @@ pub fn go() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// The output of a command that must succeed: panics saying what went wrong when it did not
+/// start or exited non-zero (with its stderr).
+#[allow(dead_code)]
+pub fn succeeded(what: &str, out: std::io::Result<std::process::Output>) -> std::process::Output {
+    let out = out.unwrap_or_else(|e| panic!("{what} does not start: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
