@@ -13,7 +13,7 @@ use super::{sleep, Attack, Ctx, Res, Stop, VAULT};
 /// Every attack, in run order.
 pub fn all() -> Vec<Attack> {
     use Attack as A;
-    vec![
+    let mut v = vec![
         // Class 1: out-of-process frames of the client's own page.
         A::new("c1.oopif-js-url", "the client's page points its cross-site iframe at the vault, then Page.navigate javascript: by frameId", oopif_js_url),
         A::new("c1.created-frame-js-url", "the client creates a target that frames the vault, then Page.navigate javascript: by frameId", created_frame_js_url).tries(3),
@@ -228,14 +228,16 @@ pub fn all() -> Vec<Attack> {
         A::new("c7.stop-worker-guessed", "the vault's service worker is running; ServiceWorker.stopWorker on guessed version ids (small numbers) stops it", stop_worker_guessed),
         A::new("c7.permission-embedded-origin", "Browser.setPermission storage-access with an ordinary origin and the vault as embeddedOrigin: the vault framed in the client's page holds the permission", permission_embedded_origin),
         A::new("c7.sw-error-reported", "ServiceWorker.enable on the client's page session: ServiceWorker.workerErrorReported of the vault's worker (its message and source URL hold the secret)", sw_error_reported),
-    ]
+    ];
+    v.extend(super::reach::all());
+    v
 }
 
 // ---- helpers ----
 
 /// The client's ordinary page: `http://ordinary.test/page`, framing `frame` if given. Waits
 /// until it is complete; (target, session).
-fn client_page(ctx: &Ctx, frame: Option<&str>) -> Result<(String, String), Stop> {
+pub(super) fn client_page(ctx: &Ctx, frame: Option<&str>) -> Result<(String, String), Stop> {
     let path = match frame {
         Some(f) => format!("/page?frame={}", encode(f)),
         None => "/page".to_string(),
@@ -969,7 +971,7 @@ fn created_frame_snapshot(ctx: &Ctx) -> Res {
 // ---- more of class 2 ----
 
 /// Base64 (standard, padded).
-fn b64encode(bytes: &[u8]) -> String {
+pub(super) fn b64encode(bytes: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
@@ -1263,7 +1265,7 @@ fn tracing_stream(ctx: &Ctx) -> Res {
 
 /// The client's page on `other.client.example` (ordinary, same site as the extra origin) opens
 /// the app on `client.example` (protected) in a popup: the two share a renderer.
-fn same_site_popup(ctx: &Ctx, query: &str) -> Result<String, Stop> {
+pub(super) fn same_site_popup(ctx: &Ctx, query: &str) -> Result<String, Stop> {
     let url = ctx.url("http://other.client.example", "/page");
     let (_, s) = ctx.open(&url)?;
     ctx.wait_true(

@@ -13,6 +13,7 @@
 
 pub mod app;
 pub mod list;
+pub mod reach;
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -50,8 +51,8 @@ pub const EXTRA_ORIGIN: &str = "http://client.example";
 /// The protected app's origin.
 pub const VAULT: &str = "http://vault.sliccy.ai";
 
-/// The issue-19 classes (and 7: the suite's own ideas).
-pub const CLASSES: [&str; 7] = [
+/// The issue-19 classes (7: the suite's own ideas; 8: issue 36's).
+pub const CLASSES: [&str; 8] = [
     "out-of-process frames of the client's page",
     "documents committing without interception",
     "browser-internal pages",
@@ -59,6 +60,7 @@ pub const CLASSES: [&str; 7] = [
     "the proxy's own surfaces",
     "client headers on protected subresources",
     "other ways in",
+    "what belongs to a protected page and what a command reaches",
 ];
 
 /// Why an attack did not work.
@@ -77,7 +79,7 @@ pub type Res = Result<String, Stop>;
 pub struct Attack {
     /// Stable id, `<class>.<name>`.
     pub id: &'static str,
-    /// The issue-19 class, 1 to 6, or 7 for the suite's own ideas.
+    /// The issue-19 class, 1 to 6, 7 for the suite's own ideas, 8 for issue 36's.
     pub class: u8,
     /// What it does, in a few words.
     pub what: &'static str,
