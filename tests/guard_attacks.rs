@@ -32,6 +32,7 @@ const OPEN: &[(&str, u8)] = &[
     // and attachable by Target.attachToTarget; their sessions take Runtime.evaluate and
     // commands that reach the whole tab.
     ("c8.widget-frame-read", 8),
+    ("c8.nested-widget-read", 8),
     ("c8.widget-frame-top-navigate", 8),
     ("c8.widget-frame-close-target", 8),
     ("c8.widget-frame-ignore-input", 8),
@@ -46,12 +47,15 @@ const OPEN: &[(&str, u8)] = &[
     ("c8.data-shared-worker-read", 8),
     // Gap 2: a root (or browser-session) Fetch pauses a request of the vault's same-process
     // srcdoc frame (an ordinary URL) and Fetch.fulfillRequest answers it with the client's
-    // script, which runs on the vault's origin.
+    // script, which runs on the vault's origin (c8.fetch-root-main-script, the same on the
+    // vault's main frame, is stopped).
     ("c8.fetch-root-srcdoc-script", 8),
     ("c8.fetch-browser-session-srcdoc-script", 8),
     // Gap 3: renderer-wide and screen-wide commands judged by the session's own URL.
     ("c8.crash-same-site", 8),
+    ("c8.crash-blank-popup", 8),
     ("c8.purge-same-site", 8),
+    ("c8.purge-blank-popup", 8),
     ("c8.timezone-blank-popup", 8),
     ("c8.locale-blank-popup", 8),
     ("c8.update-screen", 8),
@@ -62,6 +66,7 @@ const OPEN: &[(&str, u8)] = &[
     // host.
     ("c8.set-cookie-other-port", 8),
     ("c8.storage-set-cookies-other-port", 8),
+    ("c8.network-set-cookies-other-port", 8),
     ("c8.set-cookie-other-scheme", 8),
     ("c8.delete-cookies-other-port", 8),
 ];

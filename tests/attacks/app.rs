@@ -24,8 +24,8 @@
 //! | `/hop?to=<url>[&ms=<n>]` | a 302 to `to`, after `n` ms |
 //! | `/popup?t=<tag>` | the app page, whose `openBlank()` opens an `about:blank` popup titled with the secret |
 //! | `/download` | an attachment named after the secret, with the secret in it |
-//! | `/frames?t=<tag>` | the app page embedding what belongs to it without its URL (issue 36): `#w`, an ordinary widget (`http://plain.example/widget`, out of process), `#sb`, a sandboxed `srcdoc` frame (its own process), `#df`, a sandboxed `data:` frame whose URL holds the secret, and `#sd`, a `srcdoc` frame without sandbox (the page's process, no target of its own) that loads an ordinary third-party script `http://plain.example/lib.js?t=<tag>`; the page posts the secret to `#w` and `#sb` every 300 ms; its `openWidget()` opens the widget as a popup and posts the secret to it too, its `startWorker()` starts a `data:` shared worker and posts the secret to it |
-//! | `/widget?t=<tag>` | an ordinary page that shows in `#secret` what it is posted |
+//! | `/frames?t=<tag>` | the app page embedding what belongs to it without its URL (issue 36): `#w`, an ordinary widget (`http://plain.example/widget`, out of process), `#sb`, a sandboxed `srcdoc` frame (its own process), `#df`, a sandboxed `data:` frame whose URL holds the secret, and `#sd`, a `srcdoc` frame without sandbox (the page's process, no target of its own) that loads an ordinary third-party script `http://plain.example/lib.js?t=<tag>`, and the page itself loads `http://plain.example/main-lib.js?t=<tag>` at the end of its body; the page posts the secret to `#w` and `#sb` every 300 ms; its `openWidget()` opens the widget as a popup and posts the secret to it too, its `startWorker()` starts a `data:` shared worker and posts the secret to it |
+//! | `/widget?t=<tag>[&nest=1]` | an ordinary page that shows in `#secret` what it is posted and posts it on to its own frames; `nest=1`: it frames `http://cross.example/widget` (the vault's `#w` has it) |
 //! | `/anon` | the secret with no cookie asked (an intranet page: readable by whoever can reach it, were it not for CORS) |
 //! | `/exfil`, `/ev`, `/img`, anything else | 204 (logged) |
 
@@ -336,8 +336,21 @@ fn app_page(tag: &str, secret: &str, extra_head: &str) -> String {
 }
 
 /// An ordinary page showing in `#secret` whatever it is posted (a widget, a popup).
-const WIDGET: &str = r#"<!doctype html><html><head><meta charset="utf-8"><title>widget</title></head>
-<body><p id="secret"></p><script>addEventListener("message", (e) => { document.getElementById("secret").textContent = String(e.data); });</script></body></html>"#;
+/// It passes what it is posted on to its own frames; `nest=1` frames another site's widget.
+fn widget(hit: &Hit) -> String {
+    let nest = if hit.param("nest").is_some() {
+        format!(
+            r#"<iframe id="n" src="http://cross.example/widget?t={}"></iframe>"#,
+            encode(&hit.param("t").unwrap_or_default())
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>widget</title></head>
+<body><p id="secret"></p>{nest}<script>addEventListener("message", (e) => {{ document.getElementById("secret").textContent = String(e.data); for (const f of document.querySelectorAll("iframe")) f.contentWindow.postMessage(e.data, "*"); }});</script></body></html>"#
+    )
+}
 
 /// The app's page with what belongs to it without its URL (see the module's table).
 fn frames_page(tag: &str, secret: &str) -> String {
@@ -350,7 +363,7 @@ fn frames_page(tag: &str, secret: &str) -> String {
     let srcdoc = format!("<script src='http://plain.example/lib.js?t={t}'></script><p>srcdoc</p>");
     let worker = "let got = ''; onconnect = (e) => { const p = e.ports[0]; p.onmessage = (m) => { got = String(m.data); self.got = got; }; p.start(); };";
     let frames = format!(
-        r#"<iframe id="w" src="http://plain.example/widget?t={t}" style="position:absolute;left:300px;top:0;width:200px;height:100px"></iframe>
+        r#"<iframe id="w" src="http://plain.example/widget?t={t}&amp;nest=1" style="position:absolute;left:300px;top:0;width:200px;height:100px"></iframe>
 <iframe id="sb" sandbox="allow-scripts" srcdoc="{sb}" style="position:absolute;left:300px;top:110px;width:200px;height:60px"></iframe>
 <iframe id="df" sandbox="allow-scripts" src="{df}" style="position:absolute;left:300px;top:180px;width:200px;height:60px"></iframe>
 <iframe id="sd" srcdoc="{sd}" style="position:absolute;left:300px;top:250px;width:200px;height:60px"></iframe>
@@ -371,7 +384,8 @@ fn frames_page(tag: &str, secret: &str) -> String {
         sd = escape(&srcdoc),
         worker = serde_json::to_string(worker).unwrap_or_default(),
     );
-    app_page(tag, secret, "").replace("</body>", &format!("{frames}</body>"))
+    let main_lib = format!("<script src=\"http://plain.example/main-lib.js?t={t}\"></script>");
+    app_page(tag, secret, "").replace("</body>", &format!("{frames}{main_lib}</body>"))
 }
 
 /// The app's script: beacons to its own origin, storage, a closure over the secret.
@@ -531,7 +545,7 @@ fn route(hit: &Hit, shared: &Shared) -> Answer {
         }
         "/popup" => html(app_page(&tag, secret, "")),
         "/frames" => html(frames_page(&tag, secret)),
-        "/widget" => html(WIDGET.to_string()),
+        "/widget" => html(widget(hit)),
         "/anon" => (
             "200 OK",
             vec![("Content-Type", "text/plain".into())],

@@ -23,6 +23,7 @@ pub fn all() -> Vec<Attack> {
     vec![
         // Gap 1: what belongs to a protected page, judged by its own URL.
         A::new("c8.widget-frame-read", "the vault page's ordinary widget iframe (plain.example, out of process): listed, attached, it holds what the vault posted it", widget_frame_read),
+        A::new("c8.nested-widget-read", "another site's widget framed by the vault page's widget (two out-of-process levels down the vault): listed, attached, it holds what the vault posted", nested_widget_read),
         A::new("c8.widget-frame-top-navigate", "the vault page's ordinary widget iframe, attached: top.location (with the user gesture Runtime.evaluate gives) takes the vault tab to another site", widget_frame_top_navigate),
         A::new("c8.widget-frame-close-target", "Target.closeTarget on the vault page's ordinary widget iframe target closes the vault tab", widget_frame_close_target),
         A::new("c8.widget-frame-ignore-input", "Input.setIgnoreInputEvents on a session to the vault page's ordinary widget iframe: the user's clicks on the vault page no longer reach it", widget_frame_ignore_input),
@@ -38,9 +39,12 @@ pub fn all() -> Vec<Attack> {
         // Gap 2: requests of a protected page's same-process subframes at a root interception.
         A::new("c8.fetch-root-srcdoc-script", "Fetch.enable at the root (no sessionId): the vault page's same-process srcdoc frame's ordinary third-party script is paused and fulfilled with the client's script, which runs on the vault's origin", fetch_root_srcdoc_script),
         A::new("c8.fetch-browser-session-srcdoc-script", "Fetch.enable on a Target.attachToBrowserTarget session: the vault page's srcdoc frame's ordinary script fulfilled with the client's", fetch_browser_session_srcdoc_script),
+        A::new("c8.fetch-root-main-script", "Fetch.enable at the root: the vault page's own (main frame) ordinary third-party script fulfilled with the client's (the check for the frames' gap: a main-frame request)", fetch_root_main_script),
         // Gap 3: commands reaching a whole renderer process or the screen.
         A::new("c8.crash-same-site", "Page.crash on the client's other.client.example page crashes the extra origin's page in the same renderer", crash_same_site),
         A::new("c8.purge-same-site", "Memory.forciblyPurgeJavaScriptMemory on the client's other.client.example page purges the extra origin's page's JavaScript in the same renderer", purge_same_site),
+        A::new("c8.crash-blank-popup", "Page.crash on an about:blank popup of the client's other.client.example page crashes the extra origin's page in the same renderer", crash_blank_popup),
+        A::new("c8.purge-blank-popup", "Memory.forciblyPurgeJavaScriptMemory on an about:blank popup of the client's other.client.example page purges the extra origin's page's JavaScript", purge_blank_popup),
         A::new("c8.timezone-blank-popup", "Emulation.setTimezoneOverride on an about:blank popup of the client's other.client.example page: the extra origin's page in the same renderer gets it", timezone_blank_popup),
         A::new("c8.locale-blank-popup", "Emulation.setLocaleOverride on an about:blank popup of the client's other.client.example page: the extra origin's page in the same renderer gets it", locale_blank_popup),
         A::new("c8.update-screen", "Emulation.updateScreen on the client's ordinary page: the user's vault tab sees the client's screen.width", update_screen),
@@ -50,6 +54,7 @@ pub fn all() -> Vec<Attack> {
         // Gap 5: cookies of a protected host named by another port or scheme.
         A::new("c8.set-cookie-other-port", "Network.setCookie with url http://client.example:8181/: the extra origin's server gets the client's session cookie (fixation)", set_cookie_other_port),
         A::new("c8.storage-set-cookies-other-port", "Storage.setCookies with url http://client.example:8181/: the extra origin's server gets the client's session cookie", storage_set_cookies_other_port),
+        A::new("c8.network-set-cookies-other-port", "Network.setCookies with url http://client.example:8181/: the extra origin's server gets the client's session cookie", network_set_cookies_other_port),
         A::new("c8.set-cookie-other-scheme", "Network.setCookie with url https://client.example/: the extra origin's (http) server gets the client's session cookie", set_cookie_other_scheme),
         A::new("c8.delete-cookies-other-port", "Network.deleteCookies with url http://client.example:8181/: the user's session on the extra origin is gone (logout)", delete_cookies_other_port),
     ]
@@ -165,6 +170,13 @@ fn tab_gone(ctx: &Ctx, tab: &str, ms: u64) -> Res {
 
 fn widget_frame_read(ctx: &Ctx) -> Res {
     let (_, _, s) = widget_session(ctx)?;
+    exfil_from(ctx, &s, 3000)
+}
+
+fn nested_widget_read(ctx: &Ctx) -> Res {
+    user_opens_frames(ctx)?;
+    let n = client_target(ctx, "iframe", "cross.example/widget", 4000)?;
+    let s = ctx.attach(&n)?;
     exfil_from(ctx, &s, 3000)
 }
 
@@ -396,9 +408,15 @@ fn srcdoc_exfil_js(ctx: &Ctx) -> String {
 /// Fetch on `session` (the root when `None`): the user opens the vault's page; its srcdoc
 /// frame's `lib.js` is fulfilled with the client's script.
 fn fetch_srcdoc_script(ctx: &Ctx, session: Option<&str>) -> Res {
+    fetch_vault_script(ctx, session, "/lib.js")
+}
+
+/// Fetch on `session`: the user opens the vault's page; its ordinary script `path` is
+/// fulfilled with the client's script.
+fn fetch_vault_script(ctx: &Ctx, session: Option<&str>, path: &str) -> Res {
     ctx.send(
         "Fetch.enable",
-        json!({"patterns": [{"urlPattern": "*lib.js*", "requestStage": "Request"}]}),
+        json!({"patterns": [{"urlPattern": format!("*{path}*"), "requestStage": "Request"}]}),
         session,
     )?;
     let from = ctx.c.event_count();
@@ -428,7 +446,7 @@ fn fetch_srcdoc_script(ctx: &Ctx, session: Option<&str>) -> Res {
         };
         next = i + 1;
         let url = e.params["request"]["url"].as_str().unwrap_or_default();
-        if url.contains("lib.js") && url.contains(&ctx.tag) {
+        if url.contains(path) && url.contains(&ctx.tag) {
             ctx.send(
                 "Fetch.fulfillRequest",
                 json!({"requestId": e.params["requestId"], "responseCode": 200,
@@ -446,13 +464,17 @@ fn fetch_srcdoc_script(ctx: &Ctx, session: Option<&str>) -> Res {
     }
     ctx.exfiltrated(1000).map_err(|_| {
         Stop::Failed(format!(
-            "no secret reached /exfil ({fulfilled} lib.js requests fulfilled)"
+            "no secret reached /exfil ({fulfilled} {path} requests fulfilled)"
         ))
     })
 }
 
 fn fetch_root_srcdoc_script(ctx: &Ctx) -> Res {
     fetch_srcdoc_script(ctx, None)
+}
+
+fn fetch_root_main_script(ctx: &Ctx) -> Res {
+    fetch_vault_script(ctx, None, "/main-lib.js")
 }
 
 fn fetch_browser_session_srcdoc_script(ctx: &Ctx) -> Res {
@@ -479,7 +501,39 @@ fn same_site_victim(ctx: &Ctx) -> Result<(String, String), Stop> {
 
 fn crash_same_site(ctx: &Ctx) -> Res {
     let (s, popup) = same_site_victim(ctx)?;
-    let os = ctx.user_session(&popup)?;
+    crash_from(ctx, &s, &popup)
+}
+
+fn crash_blank_popup(ctx: &Ctx) -> Res {
+    let (_, popup, ps) = blank_popup_victim(ctx)?;
+    crash_from(ctx, &ps, &popup)
+}
+
+/// The client's other.client.example page, its about:blank popup, then the extra origin's
+/// app the page opened (one renderer): (the page's session, the app's target id as the
+/// observer finds it, the client's session to the about:blank popup).
+fn blank_popup_victim(ctx: &Ctx) -> Result<(String, String, String), Stop> {
+    let (s, ps) = blank_popup(ctx)?;
+    let app = ctx.url(EXTRA_ORIGIN, "/app");
+    ctx.eval(
+        &s,
+        &format!("window.__w = window.open({}); true", json!(app)),
+    )?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Failed("the extra origin's page never loaded".into()));
+    }
+    sleep(300);
+    let needle = format!("://client.example/app?t={}", ctx.tag);
+    let popup = ctx
+        .user_target("page", &needle)
+        .ok_or_else(|| Stop::Setup("the observer sees no extra origin's page".into()))?;
+    Ok((s, popup, ps))
+}
+
+/// `Page.crash` on the client's session `s`; evidence: the observer sees the extra origin's
+/// page `popup` crash.
+fn crash_from(ctx: &Ctx, s: &str, popup: &str) -> Res {
+    let os = ctx.user_session(popup)?;
     ctx.obs()
         .send("Inspector.enable", json!({}), Some(&os))
         .map_err(|e| super::setup("Inspector.enable", e))?;
@@ -487,7 +541,7 @@ fn crash_same_site(ctx: &Ctx) -> Res {
     // The renderer dies before it answers: the answer is no evidence either way.
     let r = ctx
         .c
-        .send_timeout("Page.crash", json!({}), Some(&s), Duration::from_secs(2));
+        .send_timeout("Page.crash", json!({}), Some(s), Duration::from_secs(2));
     if let Err(e) = &r {
         if e.to_string().contains("slicc") {
             return Err(Stop::Failed(format!("Page.crash: {e}")));
@@ -506,14 +560,25 @@ fn crash_same_site(ctx: &Ctx) -> Res {
 
 fn purge_same_site(ctx: &Ctx) -> Res {
     let (s, popup) = same_site_victim(ctx)?;
+    purge_from(ctx, &s, &popup)
+}
+
+fn purge_blank_popup(ctx: &Ctx) -> Res {
+    let (_, popup, ps) = blank_popup_victim(ctx)?;
+    purge_from(ctx, &ps, &popup)
+}
+
+/// `Memory.forciblyPurgeJavaScriptMemory` on the client's session `s`; evidence: the observer
+/// finds the extra origin's page `popup` without its script state.
+fn purge_from(ctx: &Ctx, s: &str, popup: &str) -> Res {
     let probe = "typeof window.__vault";
-    let before = ctx.user_eval(&popup, probe)?;
+    let before = ctx.user_eval(popup, probe)?;
     if before != json!("object") {
         return Err(Stop::Setup(format!("the extra origin's page: {before}")));
     }
-    ctx.send("Memory.forciblyPurgeJavaScriptMemory", json!({}), Some(&s))?;
+    ctx.send("Memory.forciblyPurgeJavaScriptMemory", json!({}), Some(s))?;
     sleep(300);
-    let after = ctx.user_eval(&popup, probe);
+    let after = ctx.user_eval(popup, probe);
     match after {
         Ok(v) if v == json!("object") => Err(Stop::Failed(
             "the extra origin's page still has its script state".into(),
@@ -527,7 +592,9 @@ fn purge_same_site(ctx: &Ctx) -> Res {
 /// The client's other.client.example page opens an about:blank popup (its origin, its
 /// renderer); `method` on the popup's session; then the page opens the extra origin's app,
 /// whose own `kind` beacon reports `value`.
-fn blank_popup_override(ctx: &Ctx, method: &str, params: Value, kind: &str, value: &str) -> Res {
+/// The client's other.client.example page and the about:blank popup it opened (its origin, its
+/// renderer): (the page's session, the client's session to the popup).
+fn blank_popup(ctx: &Ctx) -> Result<(String, String), Stop> {
     let url = ctx.url("http://other.client.example", "/page");
     let (t, s) = ctx.open(&url)?;
     ctx.wait_true(
@@ -563,6 +630,13 @@ fn blank_popup_override(ctx: &Ctx, method: &str, params: Value, kind: &str, valu
         sleep(200);
     };
     let ps = ctx.attach(&popup)?;
+    Ok((s, ps))
+}
+
+/// [`blank_popup`], `method` on the popup's session; then the page opens the extra origin's
+/// app, whose own `kind` beacon reports `value`.
+fn blank_popup_override(ctx: &Ctx, method: &str, params: Value, kind: &str, value: &str) -> Res {
+    let (s, ps) = blank_popup(ctx)?;
     ctx.send(method, params, Some(&ps))?;
     let app = ctx.url(EXTRA_ORIGIN, "/app");
     ctx.eval(
@@ -743,6 +817,18 @@ fn storage_set_cookies_other_port(ctx: &Ctx) -> Res {
             "Storage.setCookies",
             json!({"cookies": [{"name": "session", "value": value, "url": OTHER_PORT}]}),
             None,
+        )?;
+        Ok(())
+    })
+}
+
+fn network_set_cookies_other_port(ctx: &Ctx) -> Res {
+    let (_, s) = client_page(ctx, None)?;
+    planted(ctx, &|value| {
+        ctx.send(
+            "Network.setCookies",
+            json!({"cookies": [{"name": "session", "value": value, "url": OTHER_PORT}]}),
+            Some(&s),
         )?;
         Ok(())
     })
