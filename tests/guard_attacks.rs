@@ -33,6 +33,7 @@ const OPEN: &[(&str, u8)] = &[
     // commands that reach the whole tab.
     ("c8.widget-frame-read", 8),
     ("c8.nested-widget-read", 8),
+    ("c8.framed-vault-widget-read", 8),
     ("c8.widget-frame-top-navigate", 8),
     ("c8.widget-frame-close-target", 8),
     ("c8.widget-frame-ignore-input", 8),

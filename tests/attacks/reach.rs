@@ -24,6 +24,7 @@ pub fn all() -> Vec<Attack> {
         // Gap 1: what belongs to a protected page, judged by its own URL.
         A::new("c8.widget-frame-read", "the vault page's ordinary widget iframe (plain.example, out of process): listed, attached, it holds what the vault posted it", widget_frame_read),
         A::new("c8.nested-widget-read", "another site's widget framed by the vault page's widget (two out-of-process levels down the vault): listed, attached, it holds what the vault posted", nested_widget_read),
+        A::new("c8.framed-vault-widget-read", "the user's ordinary tab frames the vault page, whose ordinary widget iframe (a child of a protected frame under an ordinary top) is listed, attached, and holds what the vault posted", framed_vault_widget_read),
         A::new("c8.widget-frame-top-navigate", "the vault page's ordinary widget iframe, attached: top.location (with the user gesture Runtime.evaluate gives) takes the vault tab to another site", widget_frame_top_navigate),
         A::new("c8.widget-frame-close-target", "Target.closeTarget on the vault page's ordinary widget iframe target closes the vault tab", widget_frame_close_target),
         A::new("c8.widget-frame-ignore-input", "Input.setIgnoreInputEvents on a session to the vault page's ordinary widget iframe: the user's clicks on the vault page no longer reach it", widget_frame_ignore_input),
@@ -178,6 +179,21 @@ fn nested_widget_read(ctx: &Ctx) -> Res {
     let n = client_target(ctx, "iframe", "cross.example/widget", 4000)?;
     let s = ctx.attach(&n)?;
     exfil_from(ctx, &s, 3000)
+}
+
+fn framed_vault_widget_read(ctx: &Ctx) -> Res {
+    // The user's ordinary tab embeds the vault (a sign-in frame, say).
+    let page = ctx.url(
+        "http://ordinary.test",
+        &format!("/page?frame={}", super::app::encode(&ctx.vault("/frames"))),
+    );
+    ctx.user_open(&page)?;
+    if !ctx.app_loaded(&ctx.tag, 5000) {
+        return Err(Stop::Setup("the vault frame never loaded".into()));
+    }
+    let w = client_target(ctx, "iframe", "plain.example/widget", 4000)?;
+    let ws = ctx.attach(&w)?;
+    exfil_from(ctx, &ws, 3000)
 }
 
 fn widget_frame_top_navigate(ctx: &Ctx) -> Res {
