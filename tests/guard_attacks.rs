@@ -42,6 +42,7 @@ const OPEN: &[(&str, u8)] = &[
     ("c8.sandboxed-srcdoc-read", 8),
     ("c8.data-frame-url-listed", 8),
     ("c8.data-frame-url-event", 8),
+    ("c8.data-frame-url-json-list", 8),
     ("c8.data-frame-read", 8),
     ("c8.popup-opener-navigate", 8),
     ("c8.popup-read", 8),

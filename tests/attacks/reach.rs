@@ -33,6 +33,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c8.sandboxed-srcdoc-read", "the vault page's sandboxed srcdoc iframe (its own process: an about:srcdoc iframe target), attached: it holds what the vault posted it", sandboxed_srcdoc_read),
         A::new("c8.data-frame-url-listed", "Target.getTargets lists the vault page's sandboxed data: iframe, whose URL holds the page's data", data_frame_url_listed),
         A::new("c8.data-frame-url-event", "Target.setDiscoverTargets: Target.targetCreated/targetInfoChanged carry the vault page's data: iframe URL, which holds the page's data", data_frame_url_event),
+        A::new("c8.data-frame-url-json-list", "the proxy's /json/list lists the vault page's data: iframe, whose URL holds the page's data", data_frame_url_json_list),
         A::new("c8.data-frame-read", "the vault page's sandboxed data: iframe, attached: its document holds the page's data", data_frame_read),
         A::new("c8.popup-opener-navigate", "an ordinary popup the vault page opened, attached: opener.location takes the vault tab to another site", popup_opener_navigate),
         A::new("c8.popup-read", "an ordinary popup the vault page opened, attached: it holds what the vault posted it", popup_read),
@@ -356,6 +357,15 @@ fn data_frame_url_event(ctx: &Ctx) -> Res {
         .map(|e| e.params.to_string())
         .collect();
     ctx.holds_secret("the client's Target events", &text)
+}
+
+fn data_frame_url_json_list(ctx: &Ctx) -> Res {
+    user_opens_frames(ctx)?;
+    let (status, body) = ctx.client_get("/json/list");
+    if status != 200 {
+        return Err(Stop::Failed(format!("/json/list answered {status}")));
+    }
+    ctx.holds_secret("/json/list", &body)
 }
 
 fn data_frame_read(ctx: &Ctx) -> Res {
