@@ -24,54 +24,8 @@ use std::time::{Duration, Instant};
 use attacks::{list, Attack, Leg, Res, Stop, CHROMIUM, CLASSES};
 
 /// The attacks that get through the proxy today, with their issue-19 class (1-6; 7 for the
-/// suite's own; 8 for issue 36's). Details and how to reproduce each: /work/notes/attacks-findings.md.
-const OPEN: &[(&str, u8)] = &[
-    // Issue 36, gap 1: what belongs to a protected page is judged by its own URL. The vault's
-    // ordinary widget iframe (out of process), its sandboxed srcdoc and data: frames, the
-    // ordinary popup it opened and its data: shared worker are listed by Target.getTargets
-    // and attachable by Target.attachToTarget; their sessions take Runtime.evaluate and
-    // commands that reach the whole tab.
-    ("c8.widget-frame-read", 8),
-    ("c8.nested-widget-read", 8),
-    ("c8.framed-vault-widget-read", 8),
-    ("c8.widget-frame-top-navigate", 8),
-    ("c8.widget-frame-close-target", 8),
-    ("c8.widget-frame-ignore-input", 8),
-    ("c8.widget-frame-geolocation", 8),
-    ("c8.widget-frame-sensor", 8),
-    ("c8.sandboxed-srcdoc-read", 8),
-    ("c8.data-frame-url-listed", 8),
-    ("c8.data-frame-url-event", 8),
-    ("c8.data-frame-url-json-list", 8),
-    ("c8.data-frame-read", 8),
-    ("c8.popup-opener-navigate", 8),
-    ("c8.popup-read", 8),
-    ("c8.data-shared-worker-read", 8),
-    // Gap 2: a root (or browser-session) Fetch pauses a request of the vault's same-process
-    // srcdoc frame (an ordinary URL) and Fetch.fulfillRequest answers it with the client's
-    // script, which runs on the vault's origin (c8.fetch-root-main-script, the same on the
-    // vault's main frame, is stopped).
-    ("c8.fetch-root-srcdoc-script", 8),
-    ("c8.fetch-browser-session-srcdoc-script", 8),
-    // Gap 3: renderer-wide and screen-wide commands judged by the session's own URL.
-    ("c8.crash-same-site", 8),
-    ("c8.crash-blank-popup", 8),
-    ("c8.purge-same-site", 8),
-    ("c8.purge-blank-popup", 8),
-    ("c8.timezone-blank-popup", 8),
-    ("c8.locale-blank-popup", 8),
-    ("c8.update-screen", 8),
-    ("c8.add-screen", 8),
-    // Gap 4: originsWithUniversalNetworkAccess naming the client's own origin.
-    ("c8.universal-access-context", 8),
-    // Gap 5: cookie writes and deletes naming another port or scheme of the extra origin's
-    // host.
-    ("c8.set-cookie-other-port", 8),
-    ("c8.storage-set-cookies-other-port", 8),
-    ("c8.network-set-cookies-other-port", 8),
-    ("c8.set-cookie-other-scheme", 8),
-    ("c8.delete-cookies-other-port", 8),
-];
+/// suite's own; 8 for issue 36's). How each works: its doc in tests/attacks/.
+const OPEN: &[(&str, u8)] = &[];
 
 /// Attacks that get through by the policy's documented choice (its module docs' *Limits*):
 /// client headers reach a protected WebSocket handshake (`Fetch` cannot pause one); the other
@@ -88,8 +42,7 @@ const LIMITS: &[(&str, u8)] = &[
 ];
 
 /// Attacks seen to get through in some runs and stopped in others (a race the attacker wins
-/// now and then, even with its retries): reported, failed neither way. Each is also in
-/// /work/notes/attacks-findings.md.
+/// now and then, even with its retries): reported, failed neither way.
 const RACY: &[(&str, u8)] = &[
     // A documented limit (the flood tilts the subframe cut): got through 2 of 2 runs before
     // blocked loads were shown to the client as failed navigations, stopped 2 of 2 after

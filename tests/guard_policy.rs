@@ -257,6 +257,16 @@ fn a_popup_of_a_protected_page_stays_protected_when_its_opener_moves_on() {
 }
 
 #[test]
+fn what_belongs_to_a_protected_page_is_protected_with_it() {
+    assert!(run_trace("reach.jsonl") > 25);
+}
+
+#[test]
+fn a_command_is_judged_by_what_it_reaches() {
+    assert!(run_trace("reach-commands.jsonl") > 25);
+}
+
+#[test]
 fn closing_a_context_or_the_browser_that_holds_a_protected_tab_is_refused() {
     assert!(run_trace("closing.jsonl") > 15);
 }

@@ -87,7 +87,7 @@ impl<'de> serde::de::Visitor<'de> for TopVisitor {
 type Judge = fn(&mut Policy, &Command) -> Option<Refusal<'static>>;
 
 /// The judges, in the order they are asked.
-const JUDGES: [Judge; 9] = [
+const JUDGES: [Judge; 8] = [
     // A frame on a protected origin in another process of this page: nothing that would
     // read or drive it goes through the page (targets.rs).
     |p, c| p.reaches_hosted(c).then_some(Refusal::Hosted),
@@ -111,22 +111,6 @@ const JUDGES: [Judge; 9] = [
     // Scripts, style sheets and objects from protected origins a page loaded (scripts.rs).
     |p, c| p.script_command(c),
     |p, c| p.object_command(c),
-    // A renderer-wide override beside a protected site (and the session marked for it).
-    |p, c| p.renderer_wide(c),
-];
-
-/// Overrides Blink applies to the whole renderer process (the ICU time zone and locale, the
-/// virtual clock, the network state and CPU speed), so to every same-site page in it: refused
-/// on a page a protected origin shares a site with, and a session that set one may not load a
-/// document on such a site (fetch.rs).
-const RENDERER_WIDE: [&str; 7] = [
-    "Emulation.setTimezoneOverride",
-    "Emulation.setLocaleOverride",
-    "Emulation.setVirtualTimePolicy",
-    "Emulation.setCPUThrottlingRate",
-    "Network.emulateNetworkConditions",
-    "Network.emulateNetworkConditionsByRule",
-    "Network.overrideNetworkState",
 ];
 
 impl Policy {
@@ -249,7 +233,7 @@ impl Policy {
 
     /// Whether a protected tab is open in browser context `context` (in any, for `None`): an
     /// ordinary or internal page is not one, and an unknown context holds none the policy saw.
-    fn closes_protected(&self, context: Option<&Value>) -> bool {
+    pub(super) fn closes_protected(&self, context: Option<&Value>) -> bool {
         self.targets.values().any(|t| {
             t.protected
                 && matches!(t.kind.as_str(), "page" | "tab")
@@ -431,6 +415,11 @@ impl Policy {
                 return self.refuse(cmd, r, out);
             }
         }
+        // What it reaches beyond its session's target: the tab, the renderer process, the
+        // browser (reach.rs).
+        if let Some(r) = self.reach_judge(cmd, entry.reach) {
+            return self.refuse(cmd, r, out);
+        }
         if matches!(
             cmd.method,
             "Network.setExtraHTTPHeaders"
@@ -454,40 +443,9 @@ impl Policy {
             }
             // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
             "Network.getCookies" => self.cookie_read(cmd, out),
-            "Network.clearBrowserCookies"
-            | "Network.deleteCookies"
-            | "Browser.setPermission"
-            | "Browser.grantPermissions" => self.cookie_command(cmd, out),
-            // Ways around the policy: CDP handed to a page, nested non-flat sessions, the
-            // deprecated interception, extensions (which reach every origin).
-            "Target.exposeDevToolsProtocol"
-            | "Target.sendMessageToTarget"
-            | "Network.setRequestInterception"
-            | "Network.continueInterceptedRequest"
-            | "Extensions.loadUnpacked" => Step::Refuse(Refusal::Bypass),
-            // Browser-wide tracing records every tab (B8).
-            "Tracing.start" if kind == Some(Kind::Browser) => Step::Refuse(Refusal::BrowserTracing),
-            // Tracing on a page session still records the browser process's events for every
-            // tab (a protected tab's URL, in events and in the IO stream); a memory dump
-            // covers every process.
-            "Tracing.start" | "Tracing.requestMemoryDump" => Step::Refuse(Refusal::Tracing),
-            // A heap snapshot, an allocation or CPU profile and a script coverage cover the
-            // whole renderer process (one V8 isolate), and a protected same-site page may
-            // share it.
-            "HeapProfiler.takeHeapSnapshot"
-            | "HeapProfiler.startTrackingHeapObjects"
-            | "HeapProfiler.startSampling"
-            | "HeapProfiler.getSamplingProfile"
-            | "HeapProfiler.stopSampling"
-            | "HeapProfiler.getObjectByHeapObjectId"
-            | "Memory.startSampling"
-            | "Memory.getSamplingProfile"
-            | "Memory.getAllTimeSamplingProfile"
-            | "Memory.getBrowserSamplingProfile"
-            | "Profiler.start"
-            | "Profiler.startPreciseCoverage"
-            | "Profiler.takePreciseCoverage"
-            | "Profiler.getBestEffortCoverage" => Step::Refuse(Refusal::Heap),
+            "Network.deleteCookies" | "Browser.setPermission" | "Browser.grantPermissions" => {
+                self.cookie_command(cmd, out)
+            }
             // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when
             // the outermost of 30,000 nested browser sessions is detached, which would close
             // the user's protected tabs as `Browser.crash` would.
@@ -499,15 +457,14 @@ impl Policy {
             "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
                 self.attach_command(cmd, out)
             }
-            // Closing a browser context (which names no target) or the whole browser closes
-            // every tab in it, protected ones included. A context the client made holds no
-            // tab of the user's: a protected page in it is one the client's pages opened (a
-            // popup onto a protected origin, which the client is not shown), and the client
-            // may close what it made.
-            "Target.disposeBrowserContext" | "Browser.close" | "Browser.crash"
+            // Closing a browser context (which names no target) closes every tab in it,
+            // protected ones included (the whole browser's close is judged by its reach). A
+            // context the client made holds no tab of the user's: a protected page in it is
+            // one the client's pages opened (a popup onto a protected origin, which the client
+            // is not shown), and the client may close what it made.
+            "Target.disposeBrowserContext"
                 if self.closes_protected(cmd.params.get("browserContextId"))
-                    && !(cmd.method == "Target.disposeBrowserContext"
-                        && self.client_created(cmd)) =>
+                    && !self.client_created(cmd) =>
             {
                 Step::Refuse(Refusal::Closes)
             }
@@ -559,6 +516,7 @@ impl Policy {
             Some(Named::Unlisted(name)) => {
                 return self.refuse(cmd, Refusal::Unlisted(&name), out);
             }
+            Some(Named::Grant) => return self.refuse(cmd, Refusal::Grant, out),
             None => {}
         }
 
@@ -602,25 +560,5 @@ impl Policy {
             .get("browserContextId")
             .and_then(Value::as_str)
             .is_some_and(|c| self.client_contexts.contains(&c.to_string()))
-    }
-
-    /// A renderer-wide override ([`RENDERER_WIDE`]): refused on a page same-site with a
-    /// protected origin; else the session is marked as having set one.
-    fn renderer_wide(&mut self, cmd: &Command) -> Option<Refusal<'static>> {
-        if !RENDERER_WIDE.contains(&cmd.method) {
-            return None;
-        }
-        let shared = self
-            .session(cmd.key)
-            .and_then(|s| self.targets.get(&s.target))
-            .and_then(|t| t.info["url"].as_str())
-            .is_some_and(|u| self.m.shares_site(u));
-        if shared {
-            return Some(Refusal::Shared);
-        }
-        if let Some(s) = self.session_mut(cmd.key) {
-            s.renderer_wide = true;
-        }
-        None
     }
 }

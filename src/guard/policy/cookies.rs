@@ -287,35 +287,44 @@ impl Policy {
         }
     }
 
-    /// `Network.getCookies` naming protected and ordinary URLs: the ordinary ones are read, the
-    /// protected taken out of `urls` (the answer's protected cookies are filtered as in every
-    /// result). With no ordinary URL left the call is left as it is, and judged (refused).
-    pub(super) fn cookie_read(&self, cmd: &Command, _out: &mut Output) -> Step {
+    /// `Network.getCookies` naming protected URLs: the ordinary ones are read, the protected
+    /// (and those of a protected origin's host on another port or scheme, whose cookies are
+    /// that origin's) taken out of `urls`; the answer's protected cookies are filtered as in
+    /// every result. With no ordinary URL left the policy answers with no cookies, as every
+    /// other cookie read is answered: filtered, never refused.
+    pub(super) fn cookie_read(&self, cmd: &Command, out: &mut Output) -> Step {
         let Some(urls) = cmd.params.get("urls").and_then(Value::as_array) else {
             return Step::Go(None);
         };
         let off_limits = |u: &Value| {
-            u.as_str()
-                .is_none_or(|s| self.m.cookie_url(s) || self.names_internal(u))
+            u.as_str().is_none_or(|s| {
+                self.m.cookie_url(s)
+                    || self.names_internal(u)
+                    || self.m.cookie_domain(&super::deny::cookie_host(s))
+            })
         };
         let kept: Vec<Value> = urls.iter().filter(|u| !off_limits(u)).cloned().collect();
-        if kept.is_empty() || kept.len() == urls.len() {
+        if kept.len() == urls.len() {
             return Step::Go(None);
+        }
+        if kept.is_empty() {
+            let mut answer = json!({"id": cmd.id, "result": {"cookies": []}});
+            if !cmd.key.is_empty() {
+                answer["sessionId"] = json!(cmd.key);
+            }
+            out.to_client.push(answer.to_string());
+            out.set(Verdict::Answer, "cookie read of protected URLs only: none");
+            return Step::Done;
         }
         let mut nv = cmd.v.clone();
         nv["params"]["urls"] = Value::Array(kept);
         Step::Go(Some(nv))
     }
 
-    /// Cookie and site-data commands that reach every origin: refused.
+    /// Cookie and permission commands that would reach every origin: refused.
     pub(super) fn cookie_command(&self, cmd: &Command, _out: &mut Output) -> Step {
         let params = cmd.params;
         match cmd.method {
-            // Browser-wide wipes reach seven's cookies whatever the origin (a client-created
-            // context's `Storage.clearCookies` is done by the policy: compat.rs).
-            "Network.clearBrowserCookies" | "Storage.clearCookies" => {
-                Step::Refuse(Refusal::CookieWipe)
-            }
             // Without a URL or domain it deletes that name on every domain.
             "Network.deleteCookies"
                 if params.get("url").is_none() && params.get("domain").is_none() =>

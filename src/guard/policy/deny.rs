@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::table::{Command, Judge};
+use super::table::{Command, Judge, Reach};
 use super::Policy;
 
 /// What a command's parameters name that the client may not reach.
@@ -20,6 +20,8 @@ pub(super) enum Named {
     Internal,
     /// A protected origin in a parameter the table does not list: (the parameter's name).
     Unlisted(String),
+    /// A grant of reach over every origin (`Judge::Grant`).
+    Grant,
 }
 
 impl Policy {
@@ -27,10 +29,11 @@ impl Policy {
     /// off limits.
     pub(super) fn table_judges(&self, entry: &Command, params: &Value) -> Option<Named> {
         let map = params.as_object()?;
+        let host = entry.reach == Reach::Host;
         for (name, value) in map {
             match entry.param(name) {
                 Some(judge) => {
-                    if let Some(named) = self.judge_value(judge, value) {
+                    if let Some(named) = self.judge_value(judge, value, host) {
                         return Some(named);
                     }
                 }
@@ -45,26 +48,38 @@ impl Policy {
         None
     }
 
-    /// Whether `url` is off limits, and how.
-    fn judge_url(&self, url: &str) -> Option<Named> {
+    /// Whether `url` is off limits, and how; with `host`, a URL is read as cookies read it:
+    /// by its host (as the WHATWG parser reads it), whatever its scheme and port, so that a
+    /// cookie set or deleted for another port or scheme of a protected origin's host is
+    /// refused (cookies do not keep to an origin).
+    fn judge_url(&self, url: &str, host: bool) -> Option<Named> {
         if self.internal(url) {
             Some(Named::Internal)
-        } else if self.m.cookie_url(url) {
+        } else if self.m.cookie_url(url) || (host && self.m.cookie_domain(&cookie_host(url))) {
             Some(Named::Protected)
         } else {
             None
         }
     }
 
-    fn judge_value(&self, judge: &Judge, v: &Value) -> Option<Named> {
+    fn judge_value(&self, judge: &Judge, v: &Value, host: bool) -> Option<Named> {
+        if let Judge::Grant = judge {
+            let empty = match v {
+                Value::Null => true,
+                Value::Array(items) => items.is_empty(),
+                Value::String(s) => s.is_empty(),
+                _ => false,
+            };
+            return (!empty).then_some(Named::Grant);
+        }
         // A judge on a list applies to each item.
         if let (Value::Array(items), false) = (v, matches!(judge, Judge::Any)) {
-            return items.iter().find_map(|i| self.judge_value(judge, i));
+            return items.iter().find_map(|i| self.judge_value(judge, i, host));
         }
         let s = v.as_str();
         let protected = |yes: bool| yes.then_some(Named::Protected);
         match judge {
-            Judge::Url | Judge::Urls => s.and_then(|u| self.judge_url(u)),
+            Judge::Url | Judge::Urls => s.and_then(|u| self.judge_url(u, host)),
             Judge::StorageKey => protected(s.is_some_and(|k| self.m.storage_key(k))),
             Judge::CacheId => protected(s.is_some_and(|id| {
                 let key = id.split('|').next().unwrap_or_default();
@@ -79,13 +94,13 @@ impl Policy {
                 if let Some(n) = v
                     .get("url")
                     .and_then(Value::as_str)
-                    .and_then(|u| self.judge_url(u))
+                    .and_then(|u| self.judge_url(u, host))
                 {
                     return Some(n);
                 }
                 v.pointer("/partitionKey/topLevelSite")
                     .and_then(Value::as_str)
-                    .and_then(|u| self.judge_url(u))
+                    .and_then(|u| self.judge_url(u, false))
             }
             Judge::Target => {
                 let t = s?;
@@ -104,11 +119,13 @@ impl Policy {
             Judge::Members(members) => {
                 let map = v.as_object()?;
                 members.iter().find_map(|(name, j)| {
-                    map.get(name).and_then(|child| self.judge_value(j, child))
+                    map.get(name)
+                        .and_then(|child| self.judge_value(j, child, host))
                 })
             }
-            // Judged by their own concerns, or naming nothing.
-            Judge::None
+            // Judged above, by their own concerns, or naming nothing.
+            Judge::Grant
+            | Judge::None
             | Judge::Pattern
             | Judge::Session
             | Judge::Request
@@ -130,4 +147,13 @@ impl Policy {
             _ => false,
         }
     }
+}
+
+/// The host a cookie command's URL sets or deletes cookies for, as the WHATWG parser (and so
+/// Chromium) reads it; empty when the URL has none (an empty cookie domain is protected).
+pub(super) fn cookie_host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
 }

@@ -160,14 +160,24 @@ impl Policy {
         out.to_client.push(event.to_string());
     }
 
-    /// Reads a paused request or auth challenge.
-    fn paused_request<'a>(&self, v: &'a Value) -> Paused<'a> {
+    /// Reads a paused request or auth challenge on session `key`.
+    ///
+    /// On the browser's own session (the root, or `Target.attachToBrowserTarget`) `Fetch`
+    /// reaches every request of the browser, those of a protected page's frames that are no
+    /// target of their own among them (a `srcdoc` frame in its process, whose script runs on
+    /// the page's origin: fulfilled by the client, it would be the client's script there). Such
+    /// a frame's id is one the policy never saw, so there a request is the client's only when
+    /// its frame is a target the policy knows as ordinary (a page's main frame, a frame in
+    /// another process); any other is the guard's to continue.
+    fn paused_request<'a>(&self, v: &'a Value, key: &str) -> Paused<'a> {
         let p = &v["params"];
         let url = p["request"]["url"].as_str().unwrap_or_default();
-        let frame_hidden = p["frameId"]
-            .as_str()
-            .is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
-        let protected = frame_hidden || self.off_limits(url) || {
+        let frame = p["frameId"].as_str();
+        let frame_hidden = frame.is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
+        let browser_wide = self.session(key).is_some_and(|s| s.kind == Kind::Browser);
+        let unplaced =
+            browser_wide && frame.is_none_or(|f| self.targets.get(f).is_none_or(|t| t.protected));
+        let protected = frame_hidden || unplaced || self.off_limits(url) || {
             let mut probe = v.clone();
             self.scrub_member(&mut probe, "params").is_err()
         };
@@ -202,7 +212,7 @@ impl Policy {
             url,
             rtype,
             protected,
-        } = self.paused_request(&v);
+        } = self.paused_request(&v, key);
         let response =
             p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
         let Some(s) = self.session(key) else {
@@ -328,7 +338,7 @@ impl Policy {
             url,
             rtype,
             protected,
-        } = self.paused_request(&v);
+        } = self.paused_request(&v, key);
         let wants = visible
             && self.session(key).is_some_and(|s| {
                 s.fetch.as_ref().is_some_and(|f| {

@@ -281,12 +281,10 @@ impl Policy {
         walk(self, key, v)
     }
 
-    /// A client command reading a resource by URL, loading one, or capturing a page that
-    /// shows a protected image: why it is refused, if it is.
+    /// A client command reading a resource by URL, or capturing a page that shows a protected
+    /// image: why it is refused, if it is.
     pub(super) fn load_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
         match cmd.method {
-            "Network.loadNetworkResource" => Some(Refusal::Follows),
-            "CacheStorage.requestCachedResponse" => Some(Refusal::Cached),
             "Page.getResourceContent" | "Page.searchInResource" => {
                 let url = cmd
                     .params

@@ -121,6 +121,7 @@
 //! ordinary content; local files beyond the protected paths; downloads before the client chooses
 //! a behaviour; and the clipboard by the user's own grants.
 
+mod belonging;
 mod browser;
 pub(crate) mod budget;
 mod client;
@@ -140,6 +141,7 @@ mod order;
 mod overrides;
 mod paths;
 mod pattern;
+mod reach;
 mod refusal;
 mod scripts;
 mod scrub;

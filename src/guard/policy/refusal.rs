@@ -18,6 +18,8 @@ pub(super) enum Refusal<'a> {
     Unlisted(&'a str),
     /// A parameter names a browser-internal page or a local file.
     Internal,
+    /// A parameter grants pages reach over every origin.
+    Grant,
     /// A parameter names a protected origin (or target, or frame).
     ProtectedOrigin,
 
@@ -46,10 +48,6 @@ pub(super) enum Refusal<'a> {
     ChecksFailed,
 
     // ---- what a page loaded (loads.rs)
-    /// `Network.loadNetworkResource`, which follows any redirect.
-    Follows,
-    /// `CacheStorage.requestCachedResponse` (an opaque response's body).
-    Cached,
     /// A resource read by a URL the policy did not see load and end on an ordinary origin.
     Unseen,
     /// A capture of a page showing a protected image or media.
@@ -74,28 +72,20 @@ pub(super) enum Refusal<'a> {
     // ---- scripts and objects (scripts.rs)
     /// A script or style sheet from a protected origin, or one the client was not shown.
     Script,
-    /// `Runtime.queryObjects`.
-    HeapObjects,
     /// An object id the client was not shown.
     Object,
 
     // ---- browser-wide and renderer-wide commands (client.rs, cookies.rs)
-    /// A renderer-wide override beside a protected site.
+    /// A command reaching the renderer process a protected page may share.
     Shared,
+    /// A command reaching the whole tab, which holds it under a protected page.
+    Tab,
+    /// A command reaching the whole browser while a protected tab is open.
+    Browser,
     /// `Storage.clearCookies` of the user's browser context.
     UserWipe,
     /// `Browser.resetPermissions` outside a context the client created.
     ResetPermissions,
-    /// CDP handed to a page, nested non-flat sessions, the deprecated interception, extensions.
-    Bypass,
-    /// Tracing on the browser session.
-    BrowserTracing,
-    /// Tracing (or a memory dump) on a page session.
-    Tracing,
-    /// A heap snapshot, a profile or a coverage of a renderer process.
-    Heap,
-    /// A browser-wide cookie wipe.
-    CookieWipe,
     /// A cookie delete without a URL or domain.
     CookieDeleteEverywhere,
     /// A permission for every origin.
@@ -145,6 +135,7 @@ impl<'a> Refusal<'a> {
             Unlisted(name) => Some(Cow::Owned(format!(
                 "the guard's table does not list the parameter {name:?} of this command, and its value names a protected origin"
             ))),
+            Grant => because("it grants the pages of the origins it lists network access to every origin past CORS, protected ones included"),
             Internal => because("a browser-internal page (chrome:, devtools:, about: and the like, or the browser's own DevTools endpoint) or a local file (file:, such as the profile's storage files) shows and changes every site's data, protected ones included"),
             Hosted | TurnedHosting => because("the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach"),
             Nesting => Some(Cow::Owned(format!(
@@ -156,8 +147,6 @@ impl<'a> Refusal<'a> {
             )),
             Closes => because("it closes a protected tab (its browser context, or the whole browser), with what the user had there"),
             Detached => because("the session was detached: its target is protected"),
-            Follows => because("it loads a URL with the page's credentials and follows redirects to any origin"),
-            Cached => because("a cached response may be an opaque one (a page stores a cross-origin, even protected, response it cannot read in its own cache), whose body this returns"),
             Unseen => because("it names a resource the guard did not see load and end on an ordinary origin (an ordinary URL may redirect to a protected one)"),
             Shows | TurnedShowing => because("the page shows an image or media from a protected origin, loaded with the user's cookies, whose pixels a capture would read"),
             Inside => because("it names a local file in a protected path, such as the browser's profile, whose files hold every site's storage, cookies and history"),
@@ -167,18 +156,17 @@ impl<'a> Refusal<'a> {
             PageDownloads => because("a download folder set for a page is not watched for protected downloads; use Browser.setDownloadBehavior"),
             Clipboard => because("the clipboard is the user's, shared by every page and browser context: it holds what the user copied, on protected pages too"),
             Script => because("it names a script or style sheet from a protected origin, or one the client was not shown"),
-            HeapObjects => because("it returns every object of the page's heap, a protected script's private ones included"),
             Object => because("it names an object id the client was not shown (the internal objects of a protected script's functions have ids of their own)"),
-            Shared => because("the page is same-site with a protected origin, whose pages may share its renderer process, where this override is process-wide"),
+            Shared => because("the page may share its renderer process with a protected page (it is same-site with a protected origin, or has no origin of its own and was made by such a page), and this command reaches the whole process"),
+            Tab => because("the session's frame or worker belongs to a protected page, and this command reaches the whole tab"),
+            Browser => because("it reaches every tab of the browser (closes, crashes or changes them all), and a protected tab is open"),
             UserWipe => because("a wipe of the user's browser context clears the protected origins' cookies; only a context the client created is wiped, without them"),
             ResetPermissions => because("it resets the permissions of every origin of a browser context the client did not create, protected ones included"),
-            Tracing => because("tracing records the browser process's events for every tab, protected ones included"),
-            Heap => because("a heap snapshot, a profile or a coverage covers the whole renderer process, which a protected same-site page may share"),
             Prefetch => because("the page holds a prefetched document (speculation rules), which a navigation commits with no request to pause, and a prefetch may follow a redirect to a protected origin"),
             Backlist => because("the tab's back/forward list holds a protected page, which a history navigation restores from the back/forward cache with no request to pause"),
             Backlog => because("too much for the client waited behind this session's checks"),
-            ProtectedOrigin | SessionProtected | ProtectedFrame | HistoryEntry | ChecksFailed | Bypass
-            | BrowserTracing | CookieWipe | CookieDeleteEverywhere | PermissionEverywhere
+            ProtectedOrigin | SessionProtected | ProtectedFrame | HistoryEntry | ChecksFailed
+            | CookieDeleteEverywhere | PermissionEverywhere
             | UnshownRequest | UnshownPause | SessionTurned | RequestTurned | TargetProtected
             | FrameProtected | ResultProtected => None,
         }
@@ -210,6 +198,7 @@ impl<'a> Refusal<'a> {
             Table(_) => "refused by the table",
             Unlisted(_) => "an unlisted parameter names a protected origin",
             Internal => "names a browser-internal page",
+            Grant => "grants reach over every origin",
             ProtectedOrigin => "names a protected origin",
             SessionProtected => "session on a protected target",
             ProtectedFrame => "names a protected frame",
@@ -221,21 +210,18 @@ impl<'a> Refusal<'a> {
             HistoryEntry => "protected history entry",
             Detached => "session detached",
             ChecksFailed => "the guard's checks failed",
-            Follows | Cached | Unseen | Shows => "protected content a page loaded",
+            Unseen | Shows => "protected content a page loaded",
             Inside | HoldsPath | Unplaced => "names a protected local path",
             OfferedDownloads => "a download folder for a page",
             DownloadOverlap | PageDownloads => "download folder not watched",
             Clipboard => "reads the user's clipboard",
-            Script | HeapObjects => "names a protected script",
+            Script => "names a protected script",
             Object => "object id not shown to the client",
-            Shared => "renderer-wide beside a protected site",
+            Shared => "reaches a process a protected page may share",
+            Tab => "reaches a tab under a protected page",
+            Browser => "reaches every tab while a protected one is open",
             UserWipe => "wipe of the user's cookies",
             ResetPermissions => "reset of the user's permissions",
-            Bypass => "bypasses the guard",
-            BrowserTracing => "browser-wide tracing",
-            Tracing => "tracing sees every tab",
-            Heap => "heap profile of a shared process",
-            CookieWipe => "browser-wide cookie wipe",
             CookieDeleteEverywhere => "cookie delete on every domain",
             PermissionEverywhere => "permission for every origin",
             UnshownRequest => "request id not shown to the client",

@@ -67,13 +67,9 @@ impl Policy {
         hit
     }
 
-    /// A client command of `Debugger`, `CSS` or `Runtime.queryObjects`: the reason it is
-    /// refused, if it is.
+    /// A client command of `Debugger` or `CSS`: the reason it is refused, if it is.
     pub(super) fn script_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
         let (key, params) = (cmd.key, cmd.params);
-        if cmd.method == "Runtime.queryObjects" {
-            return Some(Refusal::HeapObjects);
-        }
         let domain = cmd.method.split('.').next().unwrap_or_default();
         let mut bad = false;
         match domain {

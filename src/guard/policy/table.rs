@@ -10,8 +10,13 @@
 //! unclassified, and a parameter it does not list is judged as if it named an origin. Events
 //! list the fields that carry what the policy filters.
 //!
-//! To add a command (a new Chromium): add its line to `commands.json` with its class, every
-//! parameter and each parameter's judge (`""` for none); the protocol test
+//! Each command also says what it touches when Chromium runs it on a session, its [`Reach`]
+//! (its target, its whole tab, its renderer process, its browser context, the browser, or a
+//! host's cookies): a command is judged by everything within its reach, not by the URL of the
+//! session it is sent on.
+//!
+//! To add a command (a new Chromium): add its line to `commands.json` with its class, its
+//! reach, every parameter and each parameter's judge (`""` for none); the protocol test
 //! (`tests/guard_protocol.rs`) names every command, parameter and event the table lacks.
 
 use std::collections::HashMap;
@@ -59,6 +64,60 @@ impl Class {
     }
 }
 
+/// What a command touches when Chromium runs it on a session (`reach` in the file): a command
+/// is refused when anything protected lies within its reach when it is judged. Judged beside
+/// the session's own target (a protected one is never the client's) and the parameters' judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reach {
+    /// The session's own target (its document or worker), and what its parameters name
+    /// (`target`).
+    Target,
+    /// Every frame and worker of the session's tab (`page`): refused when the tab's page is
+    /// protected or belongs to a protected page.
+    Page,
+    /// The session's renderer process (`process`): every page that may share it, same-site
+    /// with the session's document or opened from one that is; refused when that site is a
+    /// protected origin's.
+    Process,
+    /// The session's browser context (`context`): judged by the concern of the command (a
+    /// wipe, a permission reset or a context's disposal only in a context the client created
+    /// or one holding no protected tab).
+    Context,
+    /// The whole browser (`browser`): refused while a protected tab is open.
+    Browser,
+    /// The cookies of a host (`host`): a URL among its parameters is judged by its host, any
+    /// scheme and port, as cookies are.
+    Host,
+}
+
+impl Reach {
+    /// The reach's name in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reach::Target => "target",
+            Reach::Page => "page",
+            Reach::Process => "process",
+            Reach::Context => "context",
+            Reach::Browser => "browser",
+            Reach::Host => "host",
+        }
+    }
+
+    /// Every reach, from the narrowest.
+    pub const ALL: [Reach; 6] = [
+        Reach::Target,
+        Reach::Page,
+        Reach::Process,
+        Reach::Context,
+        Reach::Browser,
+        Reach::Host,
+    ];
+
+    fn parse(s: &str) -> Option<Reach> {
+        Reach::ALL.into_iter().find(|r| r.name() == s)
+    }
+}
+
 /// How a parameter (or an event's field) is judged; in the file a string (`""` for none) or,
 /// for an object, the judges of its members. A judge on a list applies to each item.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +156,10 @@ pub enum Judge {
     Context,
     /// A value the protocol does not describe, walked whole (`any`).
     Any,
+    /// Origins granted reach over every other origin (`grant`): the pages of the origins it
+    /// lists read any origin's responses past CORS, protected ones included, whichever
+    /// origins they are; only an empty list passes.
+    Grant,
     /// An object whose members are judged by name.
     Members(Vec<(String, Judge)>),
 }
@@ -122,6 +185,7 @@ impl Judge {
                 "path" => Judge::Path,
                 "context" => Judge::Context,
                 "any" => Judge::Any,
+                "grant" => Judge::Grant,
                 other => return Err(format!("unknown judge {other:?}")),
             },
             Value::Object(map) => Judge::Members(members(map)?),
@@ -150,6 +214,8 @@ fn members(map: &serde_json::Map<String, Value>) -> Result<Vec<(String, Judge)>,
 pub struct Command {
     /// What the policy does with it.
     pub class: Class,
+    /// What it touches when Chromium runs it.
+    pub reach: Reach,
     /// Why it is refused or answered, in words a client author understands.
     pub why: Option<String>,
     /// Whether its answer is filtered (protected targets, cookies, storage taken out).
@@ -199,6 +265,9 @@ impl Table {
                 .as_str()
                 .and_then(Class::parse)
                 .ok_or_else(|| at("\"class\" is not forward, judge, answer or refuse"))?;
+            let reach = e["reach"].as_str().and_then(Reach::parse).ok_or_else(|| {
+                at("\"reach\" is not target, page, process, context, browser or host")
+            })?;
             let why = e.get("why").and_then(Value::as_str).map(str::to_string);
             if matches!(class, Class::Refuse | Class::Answer) && why.is_none() {
                 return Err(at("a refused or answered command needs its \"why\""));
@@ -213,6 +282,7 @@ impl Table {
                 name.clone(),
                 Command {
                     class,
+                    reach,
                     why,
                     filtered,
                     params,
@@ -255,6 +325,11 @@ impl Table {
     /// Every event, in no particular order.
     pub fn events(&self) -> impl Iterator<Item = (&str, &Event)> {
         self.events.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// How many commands each reach has, in the order of [`Reach::ALL`].
+    pub fn reaches(&self) -> [(Reach, usize); 6] {
+        Reach::ALL.map(|r| (r, self.commands.values().filter(|e| e.reach == r).count()))
     }
 
     /// How many commands each class has, in the order forward, judge, answer, refuse.
@@ -319,6 +394,15 @@ mod tests {
             t.command("Network.clearBrowserCache").unwrap().class,
             Class::Refuse
         );
+        assert_eq!(t.command("Page.crash").unwrap().reach, Reach::Process);
+        assert_eq!(
+            t.command("Emulation.updateScreen").unwrap().reach,
+            Reach::Browser
+        );
+        assert_eq!(t.command("Network.setCookie").unwrap().reach, Reach::Host);
+        assert_eq!(t.command("Runtime.evaluate").unwrap().reach, Reach::Target);
+        let counted: usize = t.reaches().iter().map(|(_, n)| n).sum();
+        assert_eq!(counted, total);
     }
 
     #[test]
@@ -345,11 +429,84 @@ mod tests {
 
     #[test]
     fn bad_tables_say_where() {
-        let bad = r#"{"chromium": "1", "commands": {"A.b": {"class": "maybe"}}, "events": {}}"#;
+        let bad = r#"{"chromium": "1", "commands": {"A.b": {"class": "maybe", "reach": "target"}}, "events": {}}"#;
         assert!(Table::parse(bad).unwrap_err().contains("A.b"));
-        let no_why = r#"{"chromium": "1", "commands": {"A.b": {"class": "refuse"}}, "events": {}}"#;
+        let no_why = r#"{"chromium": "1", "commands": {"A.b": {"class": "refuse", "reach": "target"}}, "events": {}}"#;
         assert!(Table::parse(no_why).unwrap_err().contains("why"));
-        let judge = r#"{"chromium": "1", "commands": {"A.b": {"class": "judge", "params": {"x": "colour"}}}, "events": {}}"#;
+        let no_reach =
+            r#"{"chromium": "1", "commands": {"A.b": {"class": "forward"}}, "events": {}}"#;
+        assert!(Table::parse(no_reach).unwrap_err().contains("reach"));
+        let bad_reach = r#"{"chromium": "1", "commands": {"A.b": {"class": "forward", "reach": "tab"}}, "events": {}}"#;
+        assert!(Table::parse(bad_reach).unwrap_err().contains("A.b"));
+        let judge = r#"{"chromium": "1", "commands": {"A.b": {"class": "judge", "reach": "target", "params": {"x": "colour"}}}, "events": {}}"#;
         assert!(Table::parse(judge).unwrap_err().contains("x"));
+    }
+
+    /// Every CDP method the policy's code names (a string `Domain.name` outside comments and
+    /// tests) is in the table, and a command the code handles is one the table lets through:
+    /// the table is the only classifier, and an arm for a command the table refuses first
+    /// could never run.
+    #[test]
+    fn every_method_named_in_code_agrees_with_its_entry() {
+        let t = table();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guard/policy");
+        let mut named = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate() {
+                if line.trim_start().starts_with("//") {
+                    continue;
+                }
+                for (i, part) in line.split('"').enumerate() {
+                    if i % 2 == 0 || !is_method(part) {
+                        continue;
+                    }
+                    named += 1;
+                    let at = format!("{}:{}: {part}", path.display(), n + 1);
+                    match (t.command(part), t.event(part)) {
+                        (Some(c), _) => assert_ne!(
+                            c.class,
+                            Class::Refuse,
+                            "{at} is handled in code, but the table refuses it first"
+                        ),
+                        (None, Some(_)) => {}
+                        (None, None) => panic!("{at} is not in the table"),
+                    }
+                }
+            }
+        }
+        assert!(
+            named > 100,
+            "only {named} methods named in the policy's code"
+        );
+    }
+
+    /// docs/guard-table.md gives each reach's count as the shipped table has it.
+    #[test]
+    fn the_documented_reach_counts_are_the_tables() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guard-table.md"))
+                .unwrap();
+        for (reach, n) in table().reaches() {
+            let line = format!("`{}` ({n})", reach.name());
+            assert!(doc.contains(&line), "docs/guard-table.md lacks {line:?}");
+        }
+    }
+
+    /// Whether `s` reads as a CDP method: `Domain.name`.
+    fn is_method(s: &str) -> bool {
+        let Some((domain, name)) = s.split_once('.') else {
+            return false;
+        };
+        domain.len() > 1
+            && domain.starts_with(|c: char| c.is_ascii_uppercase())
+            && domain.chars().all(|c| c.is_ascii_alphanumeric())
+            && name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name.chars().all(|c| c.is_ascii_alphanumeric())
     }
 }

@@ -28,13 +28,20 @@ impl Policy {
         }
     }
 
-    /// Marks a target protected and detaches every session to it.
+    /// Marks a target protected and detaches every session to it; what belongs to it turns
+    /// protected too (belonging.rs).
     pub(super) fn protect_target(&mut self, id: &str, out: &mut Output) {
         if let Some(t) = self.targets.get_mut(id) {
             t.protected = true;
         } else {
             return;
         }
+        self.cut_sessions(id, out);
+        self.protect_belongings(id, out);
+    }
+
+    /// Detaches every session to target `id`.
+    pub(super) fn cut_sessions(&mut self, id: &str, out: &mut Output) {
         let keys: Vec<String> = self
             .sessions
             .iter()
@@ -64,7 +71,9 @@ impl Policy {
                     && !url.is_empty()
                     && opener == Opener::Unprotected
                     && self.m.inherits(url);
+                let belonging = self.belonging(&t.info);
                 let now = self.m.target(url, t.previous, opener)
+                    || belonging.protected
                     || made_before
                     || t.origin
                     || t.withheld
@@ -118,7 +127,8 @@ impl Policy {
         let url = info.get("url").and_then(Value::as_str).unwrap_or_default();
         let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
         let opener = self.opener_of(info);
-        let unknown_opener = opener == Opener::Unknown;
+        let belonging = self.belonging(info);
+        let unknown_opener = opener == Opener::Unknown || belonging.unknown;
         let (previous, origin, prefetched, error_page) =
             self.targets
                 .get(id)
@@ -136,8 +146,12 @@ impl Policy {
         // The error page of a load the policy failed shows the failed URL; it is the client's
         // page still (nothing protected committed: the request never left the browser).
         let error_page = error_page && !previous && !origin && !prefetched;
-        let protected = !error_page
-            && (self.m.target(url, previous, opener) || origin || prefetched || self.internal(url));
+        let protected = belonging.protected
+            || (!error_page
+                && (self.m.target(url, previous, opener)
+                    || origin
+                    || prefetched
+                    || self.internal(url)));
         match self.targets.get_mut(id) {
             Some(t) => {
                 t.error_page = error_page;
