@@ -38,6 +38,8 @@ pub fn all() -> Vec<Attack> {
         A::new("c8.popup-opener-navigate", "an ordinary popup the vault page opened, attached: opener.location takes the vault tab to another site", popup_opener_navigate),
         A::new("c8.popup-read", "an ordinary popup the vault page opened, attached: it holds what the vault posted it", popup_read),
         A::new("c8.data-shared-worker-read", "a data: shared worker the vault page started, attached: it holds what the vault posted it", data_shared_worker_read),
+        // The control: an ordinary page's own frames and popup stay the client's.
+        A::baseline("c8.ordinary-belongings-hidden", "the same page on an ordinary site: its widget iframe, sandboxed srcdoc frame and popup are listed to the client and attachable (a guard hiding them is a flaw)", ordinary_belongings_hidden),
         // Gap 2: requests of a protected page's same-process subframes at a root interception.
         A::new("c8.fetch-root-srcdoc-script", "Fetch.enable at the root (no sessionId): the vault page's same-process srcdoc frame's ordinary third-party script is paused and fulfilled with the client's script, which runs on the vault's origin", fetch_root_srcdoc_script),
         A::new("c8.fetch-browser-session-srcdoc-script", "Fetch.enable on a Target.attachToBrowserTarget session: the vault page's srcdoc frame's ordinary script fulfilled with the client's", fetch_browser_session_srcdoc_script),
@@ -395,6 +397,39 @@ fn popup_opener_navigate(ctx: &Ctx) -> Res {
 fn popup_read(ctx: &Ctx) -> Res {
     let (_, s) = vault_popup(ctx)?;
     exfil_from(ctx, &s, 3000)
+}
+
+/// The baseline: the frames page on an ordinary site (its widget, its sandboxed srcdoc frame,
+/// the popup it opens) is the client's. `Ok` (the flaw) when the client is not shown one of
+/// them or cannot attach to it; `Err(Failed)` when every one is listed and attachable.
+fn ordinary_belongings_hidden(ctx: &Ctx) -> Res {
+    let url = ctx.url("http://ordinary.test", "/frames");
+    let tab = ctx.user_open(&url)?;
+    sleep(800);
+    ctx.user_eval(&tab, "openWidget()")?;
+    for (kind, needle) in [
+        ("iframe", "plain.example/widget"),
+        ("iframe", "about:srcdoc"),
+        ("page", "popup=1"),
+    ] {
+        let id = match client_target(ctx, kind, needle, 4000) {
+            Ok(id) => id,
+            Err(Stop::Failed(why)) => return Ok(format!("hidden from the client: {why}")),
+            Err(e) => return Err(e),
+        };
+        match ctx.attach(&id) {
+            Ok(_) => {}
+            Err(Stop::Failed(why)) => {
+                return Ok(format!(
+                    "the client cannot attach to {kind} {needle}: {why}"
+                ))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Stop::Failed(
+        "the ordinary page's widget, sandboxed frame and popup are listed and attachable".into(),
+    ))
 }
 
 fn data_shared_worker_read(ctx: &Ctx) -> Res {

@@ -49,6 +49,11 @@
 //! - **Targets** are judged by the spec's *Targets* rule with [`Matcher::target`] (URL, previous
 //!   origin, opener, the origin a session shows); a protected one is left out of every listing
 //!   and event, and a command naming it, or a target the policy never saw, is refused.
+//! - **Belonging and reach**: what belongs to a protected page (its frames of any origin, the
+//!   popups that can script it, its workers with no origin of their own) is a protected target
+//!   too (`belonging.rs`), and a command is judged by everything its table entry says it
+//!   reaches (its target, tab, renderer process, browser context, the browser, a host's
+//!   cookies), not by the URL of the session it is sent on (`reach.rs`).
 //! - **Sessions** the client gets to a document target first get the policy's own
 //!   `Fetch.enable` for document requests, its `Network` and `Preload` domains, its auto-attach
 //!   and a frame-tree, history and resource check; a document request to a protected URL on such
