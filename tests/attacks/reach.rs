@@ -53,6 +53,7 @@ pub fn all() -> Vec<Attack> {
         A::new("c8.locale-blank-popup", "Emulation.setLocaleOverride on an about:blank popup of the client's other.client.example page: the extra origin's page in the same renderer gets it", locale_blank_popup),
         A::new("c8.update-screen", "Emulation.updateScreen on the client's ordinary page: the user's vault tab sees the client's screen.width", update_screen),
         A::new("c8.add-screen", "Emulation.addScreen on the client's ordinary page: the user's vault tab sees a second screen (screen.isExtended)", add_screen),
+        A::new("c8.display-features-crash", "Emulation.setDisplayFeaturesOverride with no features on the client's ordinary page crashes the whole browser (Chromium 156), the user's vault tab with it", display_features_crash),
         // Gap 4: a browser context given network reach over other origins.
         A::new("c8.universal-access-context", "Target.createBrowserContext with originsWithUniversalNetworkAccess [the client's own origin]: the client's ordinary page there reads the vault's anonymous page past CORS", universal_access_context),
         // Gap 5: cookies of a protected host named by another port or scheme.
@@ -930,5 +931,28 @@ fn delete_cookies_other_port(ctx: &Ctx) -> Res {
         Err(Stop::Failed(
             "the user's session on the extra origin is kept".into(),
         ))
+    }
+}
+
+fn display_features_crash(ctx: &Ctx) -> Res {
+    let tab = ctx.user_open(&ctx.vault("/app"))?;
+    let (_, s) = ctx.open(&ctx.url("http://ordinary.test", "/page"))?;
+    let r = ctx.c.send(
+        "Emulation.setDisplayFeaturesOverride",
+        json!({"features": []}),
+        Some(&s),
+    );
+    sleep(1500);
+    if ctx.obs().is_closed()
+        || !ctx
+            .user_targets()
+            .iter()
+            .any(|t| t["targetId"] == json!(tab))
+    {
+        Ok("the browser crashed, and the vault tab with it".into())
+    } else {
+        Err(Stop::Failed(format!(
+            "the vault tab is still there ({r:?})"
+        )))
     }
 }
