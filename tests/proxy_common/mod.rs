@@ -1,5 +1,5 @@
-//! Helpers the `guard proxy` tests share (tests/guard_proxy.rs, tests/guard_proxy_robust.rs,
-//! tests/guard_proxy_hostile.rs, tests/guard_clients.rs): raw HTTP on a socket, a bare
+//! Helpers the `guard proxy` tests share (tests/browser/guard_proxy.rs, tests/browser/guard_proxy_robust.rs,
+//! tests/offline/guard_proxy_hostile.rs, tests/browser/guard_clients.rs): raw HTTP on a socket, a bare
 //! synchronous CDP call over tungstenite, waiting for a condition, the process's thread and
 //! descriptor counts, and a log sink.
 #![allow(dead_code)]
@@ -63,7 +63,8 @@ pub fn eventually(within: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// (threads, open descriptors) of this process.
+/// (threads, open descriptors) of this process. The whole process's: a test that compares
+/// them runs [`alone`], since the other tests of its binary start threads and open files.
 pub fn counts() -> (usize, usize) {
     let n = |dir: &str| std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0);
     (n("/proc/self/task"), n("/proc/self/fd"))
@@ -184,4 +185,34 @@ pub fn accept_like_chromium(stream: TcpStream) -> Option<tungstenite::WebSocket<
         Ok(response)
     };
     tungstenite::accept_hdr(stream, refuse_pages).ok()
+}
+
+/// The environment variable that names the test a process runs [`alone`].
+const ALONE: &str = "SLICC_TEST_ALONE";
+
+/// Runs the test `path` (its `module_path!()` and name) in a process of its own, the test binary
+/// started again with that test alone, and says whether this process is that one (`true`: run
+/// the test's body). In the process that started it, it waits for that run, passes its output
+/// on, panics when it did not pass exactly that one test, and answers `false`.
+pub fn alone(path: &str) -> bool {
+    // The harness names a test without the crate: "guard_proxy_hostile::hostile_clients_…".
+    let name = path.split_once("::").map_or(path, |(_, rest)| rest);
+    if std::env::var(ALONE).is_ok_and(|v| v == name) {
+        return true;
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--test-threads=1", "--nocapture"])
+        .env(ALONE, name)
+        .output()
+        .unwrap_or_else(|e| panic!("the test binary does not start again for {name}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{name}, alone in a process of its own, did not pass ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
 }
