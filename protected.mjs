@@ -1,7 +1,7 @@
 // The reference protected-origin matcher in JavaScript: the spec's rules ("Protected origins")
 // plus every amendment of docs/protected-amendments.md, on the WHATWG URL alone, so it runs in
-// Node and in a browser. It passes every vector of protected.json in both (tests/npm_package.rs,
-// tests/protected_mjs_chromium.rs). Hosts are mapped by the platform's own UTS 46 table, whose
+// Node and in a browser. It passes every vector of protected.json in both (tests/node_go/npm_package.rs,
+// tests/browser/protected_mjs_chromium.rs). Hosts are mapped by the platform's own UTS 46 table, whose
 // Unicode version differs between platforms (Node 20 reads capital ẞ as ss, Chromium 156 as ß);
 // protected.json holds no vector whose answer depends on it.
 //

@@ -17,7 +17,7 @@ use std::time::Duration;
 const PRELUDE: &str = include_str!("../tests/data/guard_policy/prelude.jsonl");
 
 /// A policy with `config` that attached the client to an ordinary page as session `S1` (the
-/// policy's own commands answered as the trace runner of tests/guard_policy.rs does).
+/// policy's own commands answered as the trace runner of tests/offline/guard_policy.rs does).
 fn attached(matcher: &Matcher, config: Config) -> Policy {
     let mut policy = Policy::with_config(matcher.clone(), config);
     // The policy's own commands not answered yet: (id, method, session).

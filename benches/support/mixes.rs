@@ -1,5 +1,5 @@
 //! The two URL mixes `benches/protected.rs` measures `Matcher::url` on, generated from fixed
-//! seeds so every run (and `tests/protected.rs`, which holds the fast paths equal to the full
+//! seeds so every run (and `tests/offline/protected.rs`, which holds the fast paths equal to the full
 //! parse on them) sees the same URLs.
 //!
 //! - [`ordinary`]: what a browser's targets look like: 85% ordinary https pages, 5% plain http

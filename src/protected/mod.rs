@@ -33,7 +33,7 @@
 //! spec's rules as written; `url`, `target`, `cookie_domain` and `storage_key` answer as they
 //! do, plus the amendments of `docs/protected-amendments.md` (A1-A6): where Chromium reaches a
 //! protected origin, cookie or storage through input the rules allow, proven in Chromium by
-//! `tests/protected_chromium.rs`. [`Matcher::strict`] adds readings without such evidence
+//! `tests/browser/protected_chromium.rs`. [`Matcher::strict`] adds readings without such evidence
 //! (marked "strict" below), and [`Matcher::cookie_url`] judges the URLs of cookie commands.
 //!
 //! # Where parsers differ, the matcher fails closed
@@ -145,7 +145,7 @@
 //!   extra origin `https://strasse.example.test:8443` by the old table and on
 //!   `xn--strae-oqa.example.test` by the current one, so the default reading does not protect
 //!   it, and the strict reading, which also reads `ẞ` as `ss`, does; the vector is in
-//!   `tests/data/protected-strict.json`. `tests/protected_mjs_chromium.rs` compares every
+//!   `tests/data/protected-strict.json`. `tests/browser/protected_mjs_chromium.rs` compares every
 //!   character of the vectors as Chromium and Node read it, and fails on a vector whose answer
 //!   depends on the table.
 

@@ -13,7 +13,7 @@ import (
 )
 
 // dumpEnv names the file with the Rust crate's answers: what `slicc-browsers corpus dump`
-// prints (slicc_browsers::corpus::dump). tests/go_module.rs writes it and sets the variable.
+// prints (slicc_browsers::corpus::dump). tests/node_go/go_module.rs writes it and sets the variable.
 const dumpEnv = "SLICC_BROWSERS_CORPUS_DUMP"
 
 // rustCase is what the Rust helpers answer for one case on one OS.

@@ -10,7 +10,7 @@ import (
 )
 
 // pinned is one layout of layout.json: an OS, a home and an environment, with the answers
-// written by hand from catalog.json. The Rust crate's tests/layout.rs checks the same file.
+// written by hand from catalog.json. The Rust crate's tests/offline/layout.rs checks the same file.
 type pinned struct {
 	Description   string              `json:"description"`
 	OS            string              `json:"os"`

@@ -1,5 +1,5 @@
 // The same steps of three real CDP clients (playwright-core, puppeteer-core,
-// chrome-remote-interface) against one DevTools endpoint, run by tests/guard_clients.rs once
+// chrome-remote-interface) against one DevTools endpoint, run by tests/browser/guard_clients.rs once
 // straight against Chromium and once through `guard proxy`; the test compares the two runs.
 //
 //   node clients.cjs <node_modules dir> <endpoint http://host:port> <protected URL> <client>
@@ -123,11 +123,11 @@ async function answer(worker) {
 
 const magic = (buf) => Buffer.from(buf).subarray(0, 4).toString('latin1');
 
-// Every target the library shows at connect, as text (tests/guard_clients.rs: nothing
+// Every target the library shows at connect, as text (tests/browser/guard_clients.rs: nothing
 // protected or internal may be in it through the guard).
 const LISTING = 'listing';
 
-// The ways a page moves itself onto <protected URL> (tests/guard_clients.rs compares them:
+// The ways a page moves itself onto <protected URL> (tests/browser/guard_clients.rs compares them:
 // straight the protected page loads; through the guard each must end as that library's
 // failed navigation, a blocked frame or no popup, and the page stays usable).
 const WAYS = ['link', 'location', 'form get', 'form post', 'meta refresh', 'redirect', 'history', 'frame', 'popup'];

@@ -1,5 +1,5 @@
 // Leaves a browser lived in, straight over CDP, before any client connects through the guard
-// (tests/guard_clients.rs): a tab whose back/forward list holds a protected page, a protected
+// (tests/browser/guard_clients.rs): a tab whose back/forward list holds a protected page, a protected
 // origin's service worker registered, a protected tab and its titled about:blank popup, an
 // internal page, an ordinary page framing a protected one (another process) and a second
 // browser context with a protected tab. The pages are the attack suite's app

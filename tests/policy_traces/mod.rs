@@ -1,5 +1,5 @@
 //! The policy's CDP message traces (tests/data/guard_policy/*.jsonl), as the tests that replay
-//! them (tests/guard_policy.rs) and the tests that garble them (tests/guard_policy_hostile.rs)
+//! them (tests/offline/guard_policy.rs) and the tests that garble them (tests/offline/guard_policy_hostile.rs)
 //! read them: a file's text, every file in order, and a step's frame.
 #![allow(dead_code)]
 

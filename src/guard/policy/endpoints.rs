@@ -4,7 +4,7 @@
 //! a page on its own origin (`http://127.0.0.1:<port>`: an upgrade with that `Origin` is
 //! accepted, measured on Chromium 156). A client that opens a tab there has the page read
 //! `/json/version` and open the browser WebSocket from its script: browser control with no
-//! guard in between (tests/guard_proxy_pages.rs). A page on another loopback spelling of the
+//! guard in between (tests/browser/guard_proxy_pages.rs). A page on another loopback spelling of the
 //! endpoint (`localhost`, a `*.localhost` name) has no WebSocket but reads `/json/list` (every
 //! tab's URL and title, protected ones included) and acts on tabs through `/json/new`,
 //! `/json/activate` and `/json/close`. So the endpoint counts as browser-internal: any URL on

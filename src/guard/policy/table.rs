@@ -17,7 +17,7 @@
 //!
 //! To add a command (a new Chromium): add its line to `commands.json` with its class, its
 //! reach, every parameter and each parameter's judge (`""` for none); the protocol test
-//! (`tests/guard_protocol.rs`) names every command, parameter and event the table lacks.
+//! (`tests/browser/guard_protocol.rs`) names every command, parameter and event the table lacks.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -45,8 +45,8 @@
 //!   limits (its module docs' *What it remembers, and its bounds*: commands in flight,
 //!   messages waiting behind a session's checks, per-session ids, each with what a client
 //!   over it gets). Log lines quote a client's strings cut short ([`ProxyLog`]), so a line
-//!   stays small whatever a client sends. `tests/guard_proxy_hostile.rs` and
-//!   `tests/guard_policy_hostile.rs` hold a hostile client to this.
+//!   stays small whatever a client sends. `tests/offline/guard_proxy_hostile.rs` and
+//!   `tests/offline/guard_policy_hostile.rs` hold a hostile client to this.
 //!
 //! ```no_run
 //! use slicc_browsers::guard::proxy::{Proxy, ProxyOptions};
