@@ -36,8 +36,46 @@ use sweep::params::{Method, Own, Protocol};
 use sweep::{kind_what, refused, Leg, Reading, World, COMMAND_TIMEOUT, KINDS};
 
 /// (kind, command) pairs known to change the protected page through the guard today:
-/// reported, not failed, while the policy is being fixed.
-const OPEN: &[(&str, &str)] = &[];
+/// reported, not failed, while the policy is being fixed. One the guard refuses or keeps the
+/// client from reaching fails the test until it leaves the list. Input reaches the protected
+/// page from its frames only when the page's focus is where the event goes: those pairs are
+/// found in some runs only.
+const OPEN: &[(&str, &str)] = &[
+    // The protected page's frames share its page: viewport, focus and input are the page's.
+    ("widget", "Emulation.setVisibleSize"),
+    ("widget", "Emulation.setFocusEmulationEnabled"),
+    ("sandboxed", "Emulation.setVisibleSize"),
+    ("sandboxed", "Emulation.setFocusEmulationEnabled"),
+    ("widget", "Input.dispatchKeyEvent"),
+    ("widget", "Input.insertText"),
+    ("widget", "Input.imeSetComposition"),
+    ("widget", "Input.dispatchMouseEvent"),
+    ("widget", "Input.synthesizeTapGesture"),
+    ("sandboxed", "Input.dispatchKeyEvent"),
+    ("sandboxed", "Input.insertText"),
+    ("sandboxed", "Input.imeSetComposition"),
+    ("sandboxed", "Input.dispatchMouseEvent"),
+    ("sandboxed", "Input.synthesizeTapGesture"),
+    // A frame's target id names its page's tab: activating or closing it acts on the
+    // protected tab.
+    ("widget", "Target.activateTarget"),
+    ("widget", "Target.closeTarget"),
+    ("sandboxed", "Target.activateTarget"),
+    ("sandboxed", "Target.closeTarget"),
+    // The protected page's worker shares its renderer: renderer-wide overrides and a crash.
+    ("worker", "Emulation.setTimezoneOverride"),
+    ("worker", "Network.emulateNetworkConditions"),
+    ("worker", "Network.overrideNetworkState"),
+    ("worker", "Page.crash"),
+    // Crash the browser (every tab).
+    ("worker", "Network.setCookies"),
+    ("root", "Storage.deleteStorageBucket"),
+    ("widget", "Emulation.setDisplayFeaturesOverride"),
+    ("sandboxed", "Emulation.setDisplayFeaturesOverride"),
+    ("popup", "Emulation.setDisplayFeaturesOverride"),
+    ("same-site", "Emulation.setDisplayFeaturesOverride"),
+    ("blank-popup", "Emulation.setDisplayFeaturesOverride"),
+];
 
 /// Commands that would end the run (the browser, its GPU process, a browser context): never
 /// sent, counted apart.
@@ -51,20 +89,25 @@ const ENDS_THE_RUN: &[&str] = &[
 /// How long after a command the observer reads the protected page.
 const SETTLE: Duration = Duration::from_millis(60);
 
-/// Whether the default (CI) subset sweeps `method` on `kind`.
+/// Whether the default (CI) subset sweeps `method` on `kind`: the emulation, input and memory
+/// domains, the cookie and permission commands and a few page commands, on the protected
+/// page's cross-site frame and on the ordinary same-site page.
 fn subset(kind: &str, method: &str) -> bool {
-    const COOKIES: [&str; 5] = [
+    const MORE: [&str; 8] = [
         "Network.setCookie",
         "Network.setCookies",
         "Network.deleteCookies",
-        "Network.clearBrowserCookies",
-        "Storage.clearCookies",
+        "Browser.setPermission",
+        "Browser.grantPermissions",
+        "Page.bringToFront",
+        "Page.setWebLifecycleState",
+        "Page.navigate",
     ];
-    matches!(kind, "widget" | "popup" | "same-site")
-        && (["Emulation.", "Page.", "Memory.", "Input."]
+    matches!(kind, "widget" | "same-site")
+        && (["Emulation.", "Memory.", "Input."]
             .iter()
             .any(|d| method.starts_with(d))
-            || COOKIES.contains(&method))
+            || MORE.contains(&method))
 }
 
 /// What one command did on one session.
@@ -88,22 +131,56 @@ impl Run {
 
 /// Sends `method` on a fresh session of `client` to `kind`'s target (the root: no session).
 fn run_on(client: &CdpClient, proto: &Protocol, world: &World, kind: &str, method: &Method) -> Run {
+    run_in(client, proto, world, kind, method, None)
+}
+
+/// Attaches `client` to `kind`'s target (the root: no session) and enables `domain` there.
+fn open_session(
+    client: &CdpClient,
+    proto: &Protocol,
+    world: &World,
+    kind: &str,
+    domain: &str,
+) -> Result<Option<String>, CallError> {
+    if kind == "root" {
+        return Ok(None);
+    }
+    let target = world.targets.get(kind).cloned().unwrap_or_default();
+    let r = client.send_timeout(
+        "Target.attachToTarget",
+        json!({"targetId": target, "flatten": true}),
+        None,
+        COMMAND_TIMEOUT,
+    )?;
+    let session = r["sessionId"].as_str().map(String::from);
+    let enable = format!("{domain}.enable");
+    if proto.has(&enable) {
+        let _ = client.send_timeout(&enable, json!({}), session.as_deref(), COMMAND_TIMEOUT);
+    }
+    Ok(session)
+}
+
+/// Sends `method` on `session` (one of [`open_session`]'s, kept by the caller) or, when
+/// `None`, on a session of its own (attached, its domain enabled, left to [`detach`]).
+fn run_in(
+    client: &CdpClient,
+    proto: &Protocol,
+    world: &World,
+    kind: &str,
+    method: &Method,
+    session: Option<Option<&str>>,
+) -> Run {
     let target = world.targets.get(kind).cloned().unwrap_or_default();
     let mut own = Own {
         target: target.clone(),
         context: world.contexts.get(&target).cloned().unwrap_or_default(),
         ..Own::default()
     };
-    let session = if kind == "root" {
-        None
-    } else {
-        match client.send_timeout(
-            "Target.attachToTarget",
-            json!({"targetId": target, "flatten": true}),
-            None,
-            COMMAND_TIMEOUT,
-        ) {
-            Ok(r) => r["sessionId"].as_str().map(String::from),
+    let domain = method.name.split('.').next().unwrap_or_default();
+    let (s, made): (Option<String>, Option<String>) = match session {
+        Some(s) => (s.map(String::from), None),
+        None => match open_session(client, proto, world, kind, domain) {
+            Ok(s) => (s.clone(), s),
             Err(e) => {
                 return Run {
                     attach: Some(e),
@@ -112,16 +189,16 @@ fn run_on(client: &CdpClient, proto: &Protocol, world: &World, kind: &str, metho
                     session: None,
                 }
             }
-        }
+        },
     };
-    own.session = session.clone().unwrap_or_default();
+    own.session = s.clone().unwrap_or_default();
     let names: Vec<&str> = method
         .params
         .iter()
         .filter(|p| p["optional"] != json!(true))
         .filter_map(|p| p["name"].as_str())
         .collect();
-    let s = session.as_deref();
+    let s = s.as_deref();
     if s.is_some() {
         if names.contains(&"objectId") {
             own.object = client
@@ -137,11 +214,6 @@ fn run_on(client: &CdpClient, proto: &Protocol, world: &World, kind: &str, metho
         if names.contains(&"nodeId") || names.contains(&"backendNodeId") {
             let _ = client.send_timeout("DOM.getDocument", json!({}), s, COMMAND_TIMEOUT);
         }
-        let domain = method.name.split('.').next().unwrap_or_default();
-        let enable = format!("{domain}.enable");
-        if method.name != enable && proto.has(&enable) {
-            let _ = client.send_timeout(&enable, json!({}), s, COMMAND_TIMEOUT);
-        }
     }
     let params = proto.fill(method, &own);
     let answer = client.send_timeout(&method.name, params.clone(), s, COMMAND_TIMEOUT);
@@ -149,7 +221,7 @@ fn run_on(client: &CdpClient, proto: &Protocol, world: &World, kind: &str, metho
         attach: None,
         answer: Some(answer),
         params,
-        session,
+        session: made,
     }
 }
 
@@ -165,13 +237,27 @@ fn detach(client: &CdpClient, run: &Run) {
     }
 }
 
-/// A fresh world (the browser relaunched when it no longer answers) and its reading.
+/// Ends the sweep's current session, if any.
+fn end_session(client: &CdpClient, current: &mut Option<(String, Option<String>)>) {
+    if let Some((_, Some(s))) = current.take() {
+        let _ = client.send_timeout(
+            "Target.detachFromTarget",
+            json!({"sessionId": s}),
+            None,
+            COMMAND_TIMEOUT,
+        );
+    }
+}
+
+/// A fresh world, in a browser launched afresh (a renderer a command hung stays hung for the
+/// browser's life), and its reading.
 fn fresh(leg: &mut Leg) -> (World, Reading) {
-    for attempt in 0..3 {
-        if !leg.alive() {
-            println!("sweep: the browser no longer answers: relaunched");
-            *leg = Leg::start().expect("the browser relaunches");
+    for attempt in 0..5 {
+        if attempt > 0 {
+            // A loaded machine: give the new browser time.
+            std::thread::sleep(Duration::from_secs(2));
         }
+        *leg = Leg::start().expect("the browser relaunches");
         match leg.build() {
             Ok(world) => {
                 let r = leg.read(&world);
@@ -182,7 +268,6 @@ fn fresh(leg: &mut Leg) -> (World, Reading) {
             }
             Err(e) => println!("sweep: building the world failed (attempt {attempt}): {e}"),
         }
-        *leg = Leg::start().expect("the browser relaunches");
     }
     panic!("no world could be built");
 }
@@ -212,6 +297,11 @@ enum Guard {
 }
 
 impl Guard {
+    /// Whether the guard itself stopped it (refused it, or kept the client off the target).
+    fn refuses(&self) -> bool {
+        matches!(self, Guard::Unreachable(_) | Guard::Refused(_))
+    }
+
     fn stops(&self) -> bool {
         matches!(
             self,
@@ -236,6 +326,7 @@ fn sweep() {
     }
     let started = Instant::now();
     let full = std::env::var("SWEEP").is_ok_and(|v| v == "full");
+    let trace = std::env::var_os("SWEEP_TRACE").is_some();
     let only: Vec<String> = std::env::var("SWEEP_ONLY")
         .unwrap_or_default()
         .split(',')
@@ -298,19 +389,39 @@ fn sweep() {
             continue;
         }
         let kind_started = Instant::now();
+        let mut current: Option<(String, Option<String>)> = None;
         for m in &methods {
             if !full && !subset(kind, &m.name) {
                 continue;
             }
-            let mut run = run_on(&leg.actor, &proto, &world, kind, m);
-            if run.attach.is_some() {
-                // The kind's target went away (a command before closed or crashed it).
-                (world, before) = fresh(&mut leg);
-                run = run_on(&leg.actor, &proto, &world, kind, m);
+            let t0 = Instant::now();
+            // One session per domain: commands of one domain follow each other on it.
+            let domain = m.name.split('.').next().unwrap_or_default().to_string();
+            if current.as_ref().is_none_or(|(d, _)| *d != domain) {
+                end_session(&leg.actor, &mut current);
+                let mut s = open_session(&leg.actor, &proto, &world, kind, &domain);
+                if s.is_err() {
+                    // The kind's target went away (a command before closed or crashed it).
+                    (world, before) = fresh(&mut leg);
+                    s = open_session(&leg.actor, &proto, &world, kind, &domain);
+                }
+                current = s.ok().map(|s| (domain.clone(), s));
             }
+            let run = match &current {
+                Some((_, s)) => run_in(&leg.actor, &proto, &world, kind, m, Some(s.as_deref())),
+                None => run_on(&leg.actor, &proto, &world, kind, m),
+            };
             std::thread::sleep(SETTLE);
             let after = leg.read(&world);
             detach(&leg.actor, &run);
+            if trace {
+                println!(
+                    "sweep: trace {kind} {} {:.0?}: {}",
+                    m.name,
+                    t0.elapsed(),
+                    answer_text(&run.answer)
+                );
+            }
             let e = swept.entry(kind).or_default();
             e.0 += 1;
             e.1 += usize::from(run.exercised());
@@ -319,9 +430,17 @@ fn sweep() {
                 before = after;
                 continue;
             }
-            // Seen once: again, alone, on a fresh world.
+            // Seen once: again, alone, on a world read as before.
             candidates += 1;
-            (world, before) = fresh(&mut leg);
+            end_session(&leg.actor, &mut current);
+            let baseline = if leg.alive() && leg.restored(&world, &before) {
+                before.clone()
+            } else {
+                let b;
+                (world, b) = fresh(&mut leg);
+                b
+            };
+            before = baseline;
             let again = run_on(&leg.actor, &proto, &world, kind, m);
             std::thread::sleep(SETTLE);
             let after = leg.read(&world);
@@ -347,8 +466,11 @@ fn sweep() {
                     guard: Guard::Unchecked,
                 });
             }
-            (world, before) = fresh(&mut leg);
+            if !(leg.alive() && leg.restored(&world, &before)) {
+                (world, before) = fresh(&mut leg);
+            }
         }
+        end_session(&leg.actor, &mut current);
         println!(
             "sweep: {kind}: {} commands sent, {} exercised, in {:.0?}",
             swept.get(kind).map_or(0, |e| e.0),
@@ -358,9 +480,11 @@ fn sweep() {
     }
 
     // The guard: each pair again through the proxy, on a fresh world.
+    let mut base = before;
     for f in &mut found {
-        let (w, base) = fresh(&mut leg);
-        world = w;
+        if !(leg.alive() && leg.restored(&world, &base)) {
+            (world, base) = fresh(&mut leg);
+        }
         let w = &world;
         let ws = leg.proxy_ws().expect("the proxy starts");
         let client = CdpClient::connect(
@@ -420,11 +544,17 @@ fn sweep() {
         );
         match (f.guard.stops(), open) {
             (false, false) => failures.push(format!("{} on {} gets through", f.method, f.kind)),
-            (true, true) => failures.push(format!(
+            (true, true) if f.guard.refuses() => failures.push(format!(
                 "{} on {} is stopped now: take it off OPEN",
                 f.method, f.kind
             )),
             _ => {}
+        }
+    }
+    for (kind, method) in OPEN {
+        let swept_here = swept.contains_key(kind) && methods.iter().any(|m| m.name == *method);
+        if swept_here && !found.iter().any(|f| f.kind == *kind && f.method == *method) {
+            println!("sweep: open {method} on {kind} changed nothing in this run");
         }
     }
     let sent: usize = swept.values().map(|e| e.0).sum();
@@ -449,9 +579,15 @@ fn sweep() {
         started.elapsed()
     );
     assert!(sent > 0, "nothing was swept");
-    assert!(
-        exercised * 4 > sent,
-        "the browser took only {exercised} of {sent} commands: the parameters are wrong"
-    );
+    // Frames and pages take most commands; a worker and the root few (their domains are few).
+    for (kind, (sent, exercised)) in &swept {
+        if !matches!(*kind, "worker" | "root") {
+            assert!(
+                exercised * 4 > *sent,
+                "{kind} took only {exercised} of {sent} commands: the parameters are wrong"
+            );
+        }
+    }
+    assert!(exercised > 0, "the browser took none of {sent} commands");
     assert!(failures.is_empty(), "sweep: {}", failures.join("; "));
 }

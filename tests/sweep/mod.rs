@@ -203,7 +203,7 @@ impl Leg {
         let _ = self
             .observer
             .send("Target.detachFromTarget", json!({"sessionId": s}), None);
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             let targets = self.targets();
             for t in &targets {
@@ -288,9 +288,18 @@ impl Leg {
         Ok(r["result"]["value"].clone())
     }
 
-    /// The observer's reading of the protected page.
+    /// The observer's reading of the protected page; a page that does not answer within
+    /// [`COMMAND_TIMEOUT`] is read once more (a loaded machine stalls a renderer now and
+    /// then), and counts as not live only when it does not answer twice.
     pub fn read(&self, world: &World) -> Reading {
-        let started = Instant::now();
+        let r = self.read_once(world);
+        if r.live() {
+            return r;
+        }
+        self.read_once(world)
+    }
+
+    fn read_once(&self, world: &World) -> Reading {
         let mut fields = BTreeMap::new();
         match self.eval(&world.session, READ_JS) {
             Ok(Value::Object(map)) => {
@@ -335,8 +344,16 @@ impl Leg {
             })
             .unwrap_or_else(|e| json!(format!("error: {e}")));
         fields.insert("cookies".into(), cookies);
-        let _ = started;
         Reading { fields }
+    }
+}
+
+impl Leg {
+    /// Puts back what the observer can (the input counter) and reads again: whether the
+    /// protected page now reads as `baseline` (else the world must be built afresh).
+    pub fn restored(&self, world: &World, baseline: &Reading) -> bool {
+        let _ = self.eval(&world.session, "window.__inputs = 0");
+        self.read(world).changes(baseline).is_empty()
     }
 }
 
@@ -368,7 +385,9 @@ pub struct World {
 pub const READ_JS: &str = r#"(async () => {
   const h = s => { let x = 0; for (let i = 0; i < s.length; i++) x = (x * 31 + s.charCodeAt(i)) | 0; return x; };
   const perm = async n => { try { return (await navigator.permissions.query({name: n})).state; } catch (e) { return 'error'; } };
-  const geo = await new Promise(r => {
+  const geolocationPermission = await perm('geolocation');
+  // The position only when it may be read (a prompt would wait).
+  const geo = geolocationPermission !== 'granted' ? 'not granted' : await new Promise(r => {
     setTimeout(() => r('timeout'), 150);
     try { navigator.geolocation.getCurrentPosition(p => r(p.coords.latitude + ',' + p.coords.longitude), e => r('error ' + e.code), {timeout: 100}); } catch (e) { r('throws'); }
   });
@@ -378,7 +397,7 @@ pub const READ_JS: &str = r#"(async () => {
     dom: h(document.documentElement.outerHTML),
     localStorage: JSON.stringify(Object.entries(localStorage).sort()),
     documentCookie: document.cookie,
-    geolocationPermission: await perm('geolocation'),
+    geolocationPermission,
     notificationsPermission: await perm('notifications'),
     cameraPermission: await perm('camera'),
     timezone: o.timeZone,
