@@ -41,40 +41,8 @@ use sweep::{kind_what, refused, Leg, Reading, World, COMMAND_TIMEOUT, KINDS};
 /// page from its frames only when the page's focus is where the event goes: those pairs are
 /// found in some runs only.
 const OPEN: &[(&str, &str)] = &[
-    // The protected page's frames share its page: viewport, focus and input are the page's.
-    ("widget", "Emulation.setVisibleSize"),
-    ("widget", "Emulation.setFocusEmulationEnabled"),
-    ("sandboxed", "Emulation.setVisibleSize"),
-    ("sandboxed", "Emulation.setFocusEmulationEnabled"),
-    ("widget", "Input.dispatchKeyEvent"),
-    ("widget", "Input.insertText"),
-    ("widget", "Input.imeSetComposition"),
-    ("widget", "Input.dispatchMouseEvent"),
-    ("widget", "Input.synthesizeTapGesture"),
-    ("sandboxed", "Input.dispatchKeyEvent"),
-    ("sandboxed", "Input.insertText"),
-    ("sandboxed", "Input.imeSetComposition"),
-    ("sandboxed", "Input.dispatchMouseEvent"),
-    ("sandboxed", "Input.synthesizeTapGesture"),
-    // A frame's target id names its page's tab: activating or closing it acts on the
-    // protected tab.
-    ("widget", "Target.activateTarget"),
-    ("widget", "Target.closeTarget"),
-    ("sandboxed", "Target.activateTarget"),
-    ("sandboxed", "Target.closeTarget"),
-    // The protected page's worker shares its renderer: renderer-wide overrides and a crash.
-    ("worker", "Emulation.setTimezoneOverride"),
-    ("worker", "Network.emulateNetworkConditions"),
-    ("worker", "Network.overrideNetworkState"),
-    ("worker", "Page.crash"),
-    // Crash the browser (every tab).
-    ("worker", "Network.setCookies"),
+    // Crashes the browser (every tab) from the root with an ordinary storage key.
     ("root", "Storage.deleteStorageBucket"),
-    ("widget", "Emulation.setDisplayFeaturesOverride"),
-    ("sandboxed", "Emulation.setDisplayFeaturesOverride"),
-    ("popup", "Emulation.setDisplayFeaturesOverride"),
-    ("same-site", "Emulation.setDisplayFeaturesOverride"),
-    ("blank-popup", "Emulation.setDisplayFeaturesOverride"),
 ];
 
 /// Commands that would end the run (the browser, its GPU process, a browser context): never
