@@ -33,6 +33,7 @@ mod guard_proxy;
 mod guard_proxy_pages;
 mod guard_proxy_robust;
 mod guard_selftest;
+mod guard_sweep;
 mod guard_third_style;
 mod protected_chromium;
 mod protected_mjs_chromium;

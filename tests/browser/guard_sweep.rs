@@ -1,4 +1,4 @@
-//! The guard's sweep (issue 30 item 4): not a list of attacks but every command the guard's
+//! The guard's sweep: not a list of attacks but every command the guard's
 //! table forwards or judges, with parameters drawn from the browser's own `/json/protocol`
 //! ([`sweep::params`]), sent on every kind of session that can reach a protected page
 //! ([`sweep::KINDS`]: the protected page's cross-site and sandboxed frames, its shared worker,
@@ -21,8 +21,10 @@
 //! Skipped (with the reason printed) without /usr/bin/chromium, unless `CI` is set.
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
-mod needs;
+#[path = "../sweep/mod.rs"]
 mod sweep;
+
+use crate::needs;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -40,10 +42,7 @@ use sweep::{kind_what, refused, Leg, Reading, World, COMMAND_TIMEOUT, KINDS};
 /// client from reaching fails the test until it leaves the list. Input reaches the protected
 /// page from its frames only when the page's focus is where the event goes: those pairs are
 /// found in some runs only.
-const OPEN: &[(&str, &str)] = &[
-    // Crashes the browser (every tab) from the root with an ordinary storage key.
-    ("root", "Storage.deleteStorageBucket"),
-];
+const OPEN: &[(&str, &str)] = &[];
 
 /// Commands that would end the run (the browser, its GPU process, a browser context): never
 /// sent, counted apart.
