@@ -3307,18 +3307,7 @@ fn browser_close(ctx: &Ctx) -> Res {
     let tab = ctx.user_open(&ctx.vault("/app"))?;
     let r = ctx.c.send("Browser.close", json!({}), None);
     sleep(1000);
-    if ctx.obs().is_closed()
-        || !ctx
-            .user_targets()
-            .iter()
-            .any(|t| t["targetId"] == json!(tab))
-    {
-        Ok("the browser closed, and the vault tab with it".into())
-    } else {
-        Err(Stop::Failed(format!(
-            "the vault tab is still there ({r:?})"
-        )))
-    }
+    ctx.tab_gone(&tab, "the browser closed, and the vault tab with it", &r)
 }
 
 fn virtual_time_same_site(ctx: &Ctx) -> Res {

@@ -481,6 +481,23 @@ impl Ctx<'_> {
         Ok(id)
     }
 
+    /// Evidence when the user's `tab` is gone (or the browser with it): `Ok(worked)`; else
+    /// `Failed`, with what the client's command `r` answered.
+    pub fn tab_gone(&self, tab: &str, worked: &str, r: &impl std::fmt::Debug) -> Res {
+        let there = !self.obs().is_closed()
+            && self
+                .user_targets()
+                .iter()
+                .any(|t| t["targetId"] == json!(tab));
+        if there {
+            Err(Stop::Failed(format!(
+                "the vault tab is still there ({r:?})"
+            )))
+        } else {
+            Ok(worked.into())
+        }
+    }
+
     /// The observer attaches to `target`: a session.
     pub fn user_session(&self, target: &str) -> Result<String, Stop> {
         self.obs()

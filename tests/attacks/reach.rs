@@ -943,16 +943,5 @@ fn display_features_crash(ctx: &Ctx) -> Res {
         Some(&s),
     );
     sleep(1500);
-    if ctx.obs().is_closed()
-        || !ctx
-            .user_targets()
-            .iter()
-            .any(|t| t["targetId"] == json!(tab))
-    {
-        Ok("the browser crashed, and the vault tab with it".into())
-    } else {
-        Err(Stop::Failed(format!(
-            "the vault tab is still there ({r:?})"
-        )))
-    }
+    ctx.tab_gone(&tab, "the browser crashed, and the vault tab with it", &r)
 }

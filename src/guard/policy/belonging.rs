@@ -42,7 +42,7 @@ fn opaque(url: &str) -> bool {
 impl Policy {
     /// Whether a target the policy saw (or forgot as destroyed) is protected; `None` when it
     /// never saw it.
-    fn owner_protected(&self, id: &str) -> Option<bool> {
+    pub(super) fn owner_protected(&self, id: &str) -> Option<bool> {
         match self.targets.get(id) {
             Some(t) => Some(t.protected),
             None => self.gone.get(&id.to_string()).copied(),

@@ -22,10 +22,7 @@ impl Policy {
     }
 
     fn protected_or(&self, id: &str, unknown: bool) -> bool {
-        match self.targets.get(id) {
-            Some(t) => t.protected,
-            None => self.gone.get(&id.to_string()).copied().unwrap_or(unknown),
-        }
+        self.owner_protected(id).unwrap_or(unknown)
     }
 
     /// Marks a target protected and detaches every session to it; what belongs to it turns
