@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::refusal::Refusal;
 use super::scrub::{scrubbed_domain, Judging};
+use super::table::Concern;
 use super::{int_id, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 impl Policy {
@@ -120,27 +121,28 @@ impl Policy {
         // came to show a protected image or hold a protected frame in another process: the
         // events that mark the page come before any answer showing what marked it (the image's
         // response, the frame's target), so the answer is judged again, not only the command.
-        if let Some(r) = self.capture_answer(&key, &p.method) {
+        if let Some(r) = self.capture_answer(&key, p.concern) {
             return self.refuse_id(&key, id, r, out);
         }
         let mut changed = false;
         let mut kept: Vec<String> = Vec::new();
-        match p.method.as_str() {
-            "Target.attachToTarget" => return self.attach_response(frame, v, &key, id, &p, out),
-            "Target.attachToBrowserTarget" => self.browser_session_response(&v, &key),
-            "Target.getTargets" => {
+        // The concern the table routes the command to has its answer.
+        let method = p.method.as_str();
+        match p.concern {
+            Some(Concern::Attach) if method == "Target.attachToTarget" => {
+                return self.attach_response(frame, v, &key, id, &p, out);
+            }
+            Some(Concern::Attach) if method == "Target.attachToBrowserTarget" => {
+                self.browser_session_response(&v, &key)
+            }
+            Some(Concern::Listing) if method == "Target.getTargets" => {
                 changed = self.targets_response(&mut v, out);
                 kept = self.redacted_infos(&v["result"]["targetInfos"], "/targetInfos");
             }
-            "Target.getTargetInfo" if self.target_info_response(&v, out) => {
+            Some(Concern::Listing) if self.target_info_response(&v, out) => {
                 return self.refuse_id(&key, id, Refusal::TargetProtected, out);
             }
-            "Target.createBrowserContext" => {
-                if let Some(c) = v["result"]["browserContextId"].as_str() {
-                    self.client_contexts.insert(c.to_string(), ());
-                }
-            }
-            "Target.getTargetInfo" => {
+            Some(Concern::Listing) => {
                 let mut info = v["result"]["targetInfo"].take();
                 if self.redact_shown(&mut info) {
                     changed = true;
@@ -148,19 +150,24 @@ impl Policy {
                 }
                 v["result"]["targetInfo"] = info;
             }
-            "Page.getNavigationHistory" => changed = self.history_response(&mut v, &key),
-            "Page.getFrameTree" | "Page.getResourceTree"
-                if self.frame_tree_response(&v, &key, out) =>
-            {
+            Some(Concern::Contexts) => {
+                if let Some(c) = v["result"]["browserContextId"].as_str() {
+                    self.client_contexts.insert(c.to_string(), ());
+                }
+            }
+            Some(Concern::History) if method == "Page.getNavigationHistory" => {
+                changed = self.history_response(&mut v, &key);
+            }
+            Some(Concern::Frames) if self.frame_tree_response(&v, &key, out) => {
                 return self.refuse_id(&key, id, Refusal::FrameProtected, out);
             }
             // An error frame stays in the tree, without a protected unreachableUrl.
-            "Page.getFrameTree" | "Page.getResourceTree" => changed = self.error_frames(&mut v),
-            "Runtime.getProperties" | "Debugger.setBreakpointByUrl" => {
-                changed = self.script_response(&mut v, &key, &p.method);
+            Some(Concern::Frames) => changed = self.error_frames(&mut v),
+            Some(Concern::Scripts) => changed = self.script_response(&mut v, &key, method),
+            Some(Concern::Captures) if method == "Page.captureSnapshot" => {
+                changed = self.snapshot_response(&mut v, &key);
             }
-            m if m.starts_with("CSS.") => changed = self.css_response(&mut v, &key),
-            "Page.captureSnapshot" => changed = self.snapshot_response(&mut v, &key),
+            _ if p.method.starts_with("CSS.") => changed = self.css_response(&mut v, &key),
             _ => {}
         }
         match self.scrub_member_keeping(&mut v, "result", &kept) {

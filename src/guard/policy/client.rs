@@ -1,7 +1,8 @@
-//! Client to browser: each frame is read once into a [`Command`] (command.rs), which every
-//! concern is handed: the table's class first (deny.rs), then each of [`JUDGES`] (whose answer
-//! is a [`Refusal`] or none), then the concern of its method (targets, sessions, holds, fetch,
-//! cookies: a [`Step`]); what passes has its parameters judged once, each by the judge the
+//! Client to browser: each frame is read once into a [`Command`] (command.rs), with the
+//! concern its entry in the table routes it to: the table's class first (deny.rs), then each
+//! of [`JUDGES`] (whose answer is a [`Refusal`] or none), then its reach (reach.rs), then the
+//! concern the entry names (`table::Concern`: cookies, attach, fetch, ...; a [`Step`]). The
+//! dispatch goes from the entry, never from a method name; what passes has its parameters judged once, each by the judge the
 //! table gives it (deny.rs), before it is forwarded. Every refusal goes through
 //! [`Policy::refuse`], in the words of its [`Refusal`] (refusal.rs).
 
@@ -10,9 +11,9 @@ use serde_json::{json, Value};
 use super::command::{Command, Step};
 use super::deny::Named;
 use super::refusal::Refusal;
-use super::state::{Kind, Pending};
-use super::table::{self, Class};
-use super::{int_id, internal_url, session_of, Output, Policy, Verdict, MAX_NESTING, RESERVED_IDS};
+use super::state::Pending;
+use super::table::{self, Class, Concern};
+use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
@@ -114,21 +115,6 @@ const JUDGES: [Judge; 8] = [
 ];
 
 impl Policy {
-    /// How many sessions lie between session `key` and the root (0 for the root), counted up
-    /// to [`MAX_NESTING`].
-    fn nesting(&self, key: &str) -> usize {
-        let mut at = key;
-        let mut depth = 0;
-        while !at.is_empty() && depth < MAX_NESTING {
-            match self.sessions.get(at) {
-                Some(s) => at = &s.parent,
-                None => break,
-            }
-            depth += 1;
-        }
-        depth
-    }
-
     /// What a refused command named that is protected, in the words a refusal gives it: the
     /// origin of a protected URL (or of a storage key), the domain of a protected cookie
     /// (`cookies of <domain>`), "a browser-internal page", or "a protected target" for a
@@ -371,10 +357,13 @@ impl Policy {
             return out.set(Verdict::Refuse, "too many in flight");
         }
         static EMPTY: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+        // Default deny: only what the table classifies goes on (table.rs, deny.rs).
+        let entry = table::table().command(method);
         let cmd = Command {
             key: &key,
             id,
             method,
+            concern: entry.and_then(|e| e.concern),
             params: v
                 .get("params")
                 .unwrap_or_else(|| EMPTY.get_or_init(|| json!({}))),
@@ -396,16 +385,15 @@ impl Policy {
                 }
             }
         }
-        self.command(&cmd, out);
+        match entry {
+            Some(entry) => self.command(&cmd, entry, out),
+            None => self.refuse(&cmd, Refusal::Unclassified, out),
+        }
         self.name_refused(&cmd, out);
     }
 
     /// One well-formed client command.
-    fn command(&mut self, cmd: &Command, out: &mut Output) {
-        // Default deny: only what the table classifies goes on (table.rs, deny.rs).
-        let Some(entry) = table::table().command(cmd.method) else {
-            return self.refuse(cmd, Refusal::Unclassified, out);
-        };
+    fn command(&mut self, cmd: &Command, entry: &table::Command, out: &mut Output) {
         if entry.class == Class::Refuse {
             let why = entry.why.as_deref().unwrap_or_default();
             return self.refuse(cmd, Refusal::Table(why), out);
@@ -420,73 +408,35 @@ impl Policy {
         if let Some(r) = self.reach_judge(cmd, entry.reach) {
             return self.refuse(cmd, r, out);
         }
-        if matches!(
-            cmd.method,
-            "Network.setExtraHTTPHeaders"
-                | "Network.setUserAgentOverride"
-                | "Emulation.setUserAgentOverride"
-        ) {
-            self.override_command(cmd, out);
-        }
-        let kind = self.session(cmd.key).map(|s| s.kind);
-        let step = match cmd.method {
-            // A wipe of a context the client created: the policy clears its ordinary cookies
-            // itself (compat.rs). The user's default context (no `browserContextId`, or one the
-            // client did not create) holds the user's own cookies: refused.
-            "Storage.clearCookies" if !self.client_created(cmd) => Step::Refuse(Refusal::UserWipe),
-            "Storage.clearCookies" => self.clear_cookies(cmd, out),
-            // Permissions are reset for every origin of a context: only in a context the client
-            // created (Playwright's `context.clearPermissions()`); the user's contexts hold
-            // what the user (or the user's own DevTools client) granted protected origins.
-            "Browser.resetPermissions" if !self.client_created(cmd) => {
-                Step::Refuse(Refusal::ResetPermissions)
-            }
-            // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
-            "Network.getCookies" => self.cookie_read(cmd, out),
-            "Network.deleteCookies" | "Browser.setPermission" | "Browser.grantPermissions" => {
-                self.cookie_command(cmd, out)
-            }
-            // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when
-            // the outermost of 30,000 nested browser sessions is detached, which would close
-            // the user's protected tabs as `Browser.crash` would.
-            "Target.attachToTarget" | "Target.attachToBrowserTarget"
-                if self.nesting(cmd.key) >= MAX_NESTING =>
-            {
-                Step::Refuse(Refusal::Nesting)
-            }
-            "Target.attachToTarget" | "Target.setAutoAttach" | "Target.autoAttachRelated" => {
-                self.attach_command(cmd, out)
-            }
-            // Closing a browser context (which names no target) closes every tab in it,
-            // protected ones included (the whole browser's close is judged by its reach). A
-            // context the client made holds no tab of the user's: a protected page in it is
-            // one the client's pages opened (a popup onto a protected origin, which the client
-            // is not shown), and the client may close what it made.
-            "Target.disposeBrowserContext"
-                if self.closes_protected(cmd.params.get("browserContextId"))
-                    && !self.client_created(cmd) =>
-            {
-                Step::Refuse(Refusal::Closes)
-            }
-            "Target.setDiscoverTargets" if cmd.key.is_empty() => self.answer_discover(cmd, out),
-            "Page.navigateToHistoryEntry" => self.history_command(cmd, out),
-            "Fetch.enable" | "Fetch.disable" => self.fetch_command(cmd, out),
-            // Downloads are watched: protected ones are cancelled (downloads.rs).
-            "Browser.setDownloadBehavior" | "Page.setDownloadBehavior" => {
-                self.download_command(cmd, out)
-            }
-            "Preload.enable" | "Preload.disable" => {
-                if let Some(s) = self.session_mut(cmd.key) {
-                    s.client_preload = cmd.method == "Preload.enable";
-                }
+        // The concern the table routes the command to (table.rs `Concern`), if any.
+        let step = match entry.concern {
+            None => Step::Go(None),
+            Some(Concern::Cookies) => self.cookie_command(cmd, out),
+            Some(Concern::Permissions) => self.permission_command(cmd),
+            Some(Concern::Wipe) => self.clear_cookies(cmd, out),
+            Some(Concern::Attach) => self.attach_command(cmd, out),
+            Some(Concern::Contexts) => self.context_command(cmd),
+            Some(Concern::Discover) => self.answer_discover(cmd, out),
+            Some(Concern::History) => self.history_command(cmd, out),
+            Some(Concern::Fetch) => self.fetch_command(cmd, out),
+            Some(Concern::Downloads) => self.download_command(cmd, out),
+            Some(Concern::Preload) => self.preload_command(cmd),
+            Some(Concern::Network) => self.network_command(cmd, out),
+            Some(Concern::Overrides) => {
+                self.override_command(cmd, out);
                 Step::Go(None)
             }
-            "Network.enable" | "Network.disable" | "Network.setBypassServiceWorker"
-                if kind == Some(Kind::Document) =>
-            {
-                self.network_command(cmd, out)
-            }
-            _ => Step::Go(None),
+            // Judged above (JUDGES), or only in their answers (browser.rs).
+            Some(
+                Concern::Listing
+                | Concern::Frames
+                | Concern::FrameOwner
+                | Concern::Files
+                | Concern::Captures
+                | Concern::Resources
+                | Concern::Clipboard
+                | Concern::Scripts,
+            ) => Step::Go(None),
         };
         let rewritten = match step {
             Step::Done => return,
@@ -530,7 +480,7 @@ impl Policy {
             .get("targetId")
             .and_then(Value::as_str)
             .map(str::to_string);
-        let request = (cmd.method.starts_with("Network.") || cmd.method.starts_with("Audits."))
+        let request = (cmd.domain() == "Network" || cmd.domain() == "Audits")
             .then(|| cmd.params.get("requestId").and_then(Value::as_str))
             .flatten()
             .map(str::to_string);
@@ -538,6 +488,7 @@ impl Policy {
             (cmd.key.to_string(), cmd.id),
             Pending {
                 method: cmd.method.to_string(),
+                concern: entry.concern,
                 target,
                 request,
             },
@@ -555,7 +506,7 @@ impl Policy {
     }
 
     /// Whether `cmd` names (`browserContextId`) a browser context the client created.
-    fn client_created(&self, cmd: &Command) -> bool {
+    pub(super) fn client_created(&self, cmd: &Command) -> bool {
         cmd.params
             .get("browserContextId")
             .and_then(Value::as_str)

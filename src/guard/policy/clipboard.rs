@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 use super::command::Command;
+use super::table::Concern;
 
 /// `Input.dispatchKeyEvent` modifier bits (CDP): Alt 1, Ctrl 2, Meta 4, Shift 8.
 const CTRL: i64 = 2;
@@ -23,6 +24,9 @@ const SHIFT: i64 = 8;
 /// Whether client command `cmd` reads the user's clipboard into a page.
 pub(super) fn reads_clipboard(cmd: &Command) -> bool {
     let params = cmd.params;
+    if !matches!(cmd.concern, Some(Concern::Permissions | Concern::Clipboard)) {
+        return false;
+    }
     match cmd.method {
         "Browser.grantPermissions" => params
             .get("permissions")

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::refusal::Refusal;
+use super::table::Concern;
 
 /// A client command, read once (by `Policy::client_frame`, client.rs): what every concern
 /// judging it is handed.
@@ -14,12 +15,21 @@ pub(super) struct Command<'a> {
     pub(super) id: i64,
     /// Its method.
     pub(super) method: &'a str,
+    /// The concern its entry in the table routes it to, if any.
+    pub(super) concern: Option<Concern>,
     /// Its parameters (an empty object when it has none).
     pub(super) params: &'a Value,
     /// The whole command, parsed (for the concerns that rewrite it).
     pub(super) v: &'a Value,
     /// The command as the client sent it (what is forwarded unchanged).
     pub(super) frame: &'a str,
+}
+
+impl Command<'_> {
+    /// Its method's domain (`Network` for `Network.enable`).
+    pub(super) fn domain(&self) -> &str {
+        self.method.split('.').next().unwrap_or_default()
+    }
 }
 
 #[cfg(test)]
@@ -30,6 +40,9 @@ impl<'a> Command<'a> {
             key: "",
             id: 1,
             method,
+            concern: super::table::table()
+                .command(method)
+                .and_then(|e| e.concern),
             params,
             v: params,
             frame: "",

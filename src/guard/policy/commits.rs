@@ -5,11 +5,21 @@
 
 use serde_json::{json, Value};
 
+use super::command::{Command, Step};
 use super::refusal::Refusal;
 use super::state::{Kind, Own, Probe};
 use super::{Output, Policy};
 
 impl Policy {
+    /// The client's `Preload.enable` / `Preload.disable`: the policy keeps `Preload` on, and
+    /// shows its events to the client only while the client has it on.
+    pub(super) fn preload_command(&mut self, cmd: &Command) -> Step {
+        if let Some(s) = self.session_mut(cmd.key) {
+            s.client_preload = cmd.method == "Preload.enable";
+        }
+        Step::Go(None)
+    }
+
     /// The answer to a session's frame-tree check showed no document yet (see
     /// [`FirstCommit`]): the check waits, and asks again when the target changes (at once if it
     /// changed while this question was out). Returns whether it waits.

@@ -14,6 +14,7 @@
 use serde_json::{json, Map, Value};
 
 use super::command::{Command, Step};
+use super::refusal::Refusal;
 use super::state::{Clear, Clearing, Own};
 use super::{Output, Policy, Verdict};
 
@@ -28,8 +29,13 @@ const COOKIE_KEYS: [&str; 6] = [
 ];
 
 impl Policy {
-    /// `Storage.clearCookies` from the client: starts the clear of the ordinary cookies.
+    /// `Storage.clearCookies` from the client: starts the clear of the ordinary cookies of a
+    /// context the client created. The user's default context (no `browserContextId`, or one
+    /// the client did not create) holds the user's own cookies: refused.
     pub(super) fn clear_cookies(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        if !self.client_created(cmd) {
+            return Step::Refuse(Refusal::UserWipe);
+        }
         let (key, id) = (cmd.key, cmd.id);
         let context = cmd.params.get("browserContextId").cloned();
         let mut get = Map::new();

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use super::command::{Command, Step};
 use super::refusal::Refusal;
 use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
+use super::state::Kind;
 use super::{Output, Policy, Verdict};
 /// The host remembered for a protected document request shown to the client as blocked
 /// (no host is a NUL): its `loadingFailed` reaches the client too.
@@ -260,6 +261,9 @@ impl Policy {
     /// policy, and a bypass turned off is kept on.
     pub(super) fn network_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
         let (key, id, v) = (cmd.key, cmd.id, cmd.v);
+        if self.session(key).map(|s| s.kind) != Some(Kind::Document) {
+            return Step::Go(None);
+        }
         match cmd.method {
             "Network.enable" => {
                 if let Some(s) = self.session_mut(key) {
@@ -321,19 +325,35 @@ impl Policy {
         Step::Go(Some(nv))
     }
 
-    /// Cookie and permission commands that would reach every origin: refused.
-    pub(super) fn cookie_command(&self, cmd: &Command, _out: &mut Output) -> Step {
+    /// Cookie reads (answered filtered, [`Policy::cookie_read`]) and deletes (refused when
+    /// they would reach every domain).
+    pub(super) fn cookie_command(&self, cmd: &Command, out: &mut Output) -> Step {
         let params = cmd.params;
         match cmd.method {
+            // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
+            "Network.getCookies" => self.cookie_read(cmd, out),
             // Without a URL or domain it deletes that name on every domain.
             "Network.deleteCookies"
                 if params.get("url").is_none() && params.get("domain").is_none() =>
             {
                 Step::Refuse(Refusal::CookieDeleteEverywhere)
             }
-            // Without an origin it grants every origin.
+            _ => Step::Go(None),
+        }
+    }
+
+    /// Permission commands: a grant or setting without an origin (it reaches every origin)
+    /// is refused; a reset of every origin's permissions only in a context the client
+    /// created (Playwright's `context.clearPermissions()`): the user's contexts hold what the
+    /// user (or the user's own DevTools client) granted protected origins. A clipboard read
+    /// granted is refused before (clipboard.rs).
+    pub(super) fn permission_command(&self, cmd: &Command) -> Step {
+        match cmd.method {
+            "Browser.resetPermissions" if !self.client_created(cmd) => {
+                Step::Refuse(Refusal::ResetPermissions)
+            }
             "Browser.setPermission" | "Browser.grantPermissions"
-                if params.get("origin").is_none() =>
+                if cmd.params.get("origin").is_none() =>
             {
                 Step::Refuse(Refusal::PermissionEverywhere)
             }

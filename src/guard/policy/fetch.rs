@@ -7,6 +7,7 @@ use super::command::{Command, Step};
 use super::pattern::FetchPattern;
 use super::refusal::Refusal;
 use super::state::{ClientFetch, Kind, Overrides, Own};
+use super::table::Concern;
 use super::{Output, Policy, Verdict};
 
 /// The policy's own `Fetch` patterns on every document session, paused before they are
@@ -368,9 +369,13 @@ impl Policy {
         self.show_paused(key, rid, frame, out);
     }
     /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
-    /// the policy's own document pattern is kept in the browser.
+    /// the policy's own document pattern is kept in the browser. Its answers to paused
+    /// requests are judged by [`Policy::fetch_answer_check`].
     pub(super) fn fetch_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
         let (key, id, method, params, v) = (cmd.key, cmd.id, cmd.method, cmd.params, cmd.v);
+        if method != "Fetch.enable" && method != "Fetch.disable" {
+            return Step::Go(None);
+        }
         let kind = self.session(key).map(|s| s.kind);
         if method == "Fetch.enable" {
             let client = ClientFetch {
@@ -434,7 +439,8 @@ impl Policy {
         &self,
         cmd: &Command,
     ) -> Result<Option<String>, Refusal<'static>> {
-        let Some(ends) = fetch_answer(cmd.method) else {
+        let Some(ends) = fetch_answer(cmd.method).filter(|_| cmd.concern == Some(Concern::Fetch))
+        else {
             return Ok(None);
         };
         let rid = cmd

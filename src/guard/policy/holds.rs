@@ -111,6 +111,9 @@ impl Policy {
                 self.pending.insert(
                     (session, id),
                     Pending {
+                        concern: super::table::table()
+                            .command(&method)
+                            .and_then(|e| e.concern),
                         method,
                         target: None,
                         request: None,
@@ -338,6 +341,7 @@ impl Policy {
             (key.to_string(), id),
             Pending {
                 method: method.to_string(),
+                concern: cmd.concern,
                 target: None,
                 request: None,
             },

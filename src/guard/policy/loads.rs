@@ -50,26 +50,13 @@ use serde_json::Value;
 use super::command::Command;
 use super::refusal::Refusal;
 use super::state::SessionRecord;
+use super::table::Concern;
 use super::Policy;
 
 /// Request types whose content a page shows but cannot read: an image, a video or audio, an
 /// `<object>` or `<embed>` of an image (`Other` in `Fetch`, `Image` in `Network`).
 pub(super) fn rendered(rtype: &str) -> bool {
     matches!(rtype, "Image" | "Media" | "Other")
-}
-
-/// Commands that read what a page shows.
-pub(super) fn capture(method: &str) -> bool {
-    matches!(
-        method,
-        "Page.captureScreenshot"
-            | "Page.captureSnapshot"
-            | "Page.startScreencast"
-            | "Page.printToPDF"
-            | "LayerTree.makeSnapshot"
-            | "LayerTree.loadSnapshot"
-            | "HeadlessExperimental.beginFrame"
-    )
 }
 
 /// `url` without its fragment (a fragment changes nothing of what was loaded, and `Network`
@@ -284,8 +271,8 @@ impl Policy {
     /// A client command reading a resource by URL, or capturing a page that shows a protected
     /// image: why it is refused, if it is.
     pub(super) fn load_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
-        match cmd.method {
-            "Page.getResourceContent" | "Page.searchInResource" => {
+        match cmd.concern {
+            Some(Concern::Resources) => {
                 let url = cmd
                     .params
                     .get("url")
@@ -293,7 +280,7 @@ impl Policy {
                     .unwrap_or_default();
                 (!self.readable(cmd.key, url)).then_some(Refusal::Unseen)
             }
-            m if capture(m) && self.shows_protected(cmd.key) => Some(Refusal::Shows),
+            Some(Concern::Captures) if self.shows_protected(cmd.key) => Some(Refusal::Shows),
             _ => None,
         }
     }
@@ -302,8 +289,12 @@ impl Policy {
     /// protected image or holds a protected frame in another process by the time the browser
     /// answered (marked after the command was judged: a race the client can tilt, by making
     /// the policy read the marking event late).
-    pub(super) fn capture_answer(&self, key: &str, method: &str) -> Option<Refusal<'static>> {
-        if !capture(method) {
+    pub(super) fn capture_answer(
+        &self,
+        key: &str,
+        concern: Option<Concern>,
+    ) -> Option<Refusal<'static>> {
+        if concern != Some(Concern::Captures) {
             return None;
         }
         let target = self.session(key).map(|s| s.target.as_str())?;

@@ -179,6 +179,32 @@ const AUTO_IDS: RangeInclusive<i64> = 2_147_000_000..=2_147_483_647;
 /// or `attachToBrowserTarget` on a session this deep is refused (see the module docs).
 const MAX_NESTING: usize = 64;
 
+/// The commands the policy sends of its own (its discovery, auto-attach, checks, and the
+/// answers to paused requests it keeps from the client). Every other command its code names
+/// is one the table routes to the concern whose code names it (a unit test in table.rs).
+pub(crate) const OWN_COMMANDS: [&str; 20] = [
+    "Browser.cancelDownload",
+    "Debugger.resume",
+    "Fetch.continueRequest",
+    "Fetch.continueResponse",
+    "Fetch.continueWithAuth",
+    "Fetch.enable",
+    "Fetch.failRequest",
+    "Network.enable",
+    "Network.setBypassServiceWorker",
+    "Page.getFrameTree",
+    "Page.getNavigationHistory",
+    "Page.getResourceTree",
+    "Preload.enable",
+    "Runtime.runIfWaitingForDebugger",
+    "Storage.getCookies",
+    "Storage.getStorageKeyForFrame",
+    "Storage.setCookies",
+    "Target.detachFromTarget",
+    "Target.setAutoAttach",
+    "Target.setDiscoverTargets",
+];
+
 /// The key of the root session: the browser connection itself, whose messages carry no
 /// `sessionId`.
 const ROOT: &str = "";
@@ -499,6 +525,10 @@ impl Policy {
 
     /// A command of the policy's own on `session` (empty for the root), serialised.
     fn own_command(&mut self, session: &str, method: &str, params: Value, why: Own) -> String {
+        debug_assert!(
+            OWN_COMMANDS.contains(&method),
+            "{method} is not in OWN_COMMANDS"
+        );
         // The policy's own auto-attach counts its ids down from the top of the range (so
         // the other commands' ids read the same in traces with or without it).
         let auto = matches!(

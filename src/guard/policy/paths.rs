@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::refusal::Refusal;
+use super::table::{Concern, Judge};
 
 /// What the caller's file system says about a local path, for [`LocalPaths::resolve`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,18 +69,6 @@ pub(super) enum Use {
     /// Any other absolute path (or `file:` URL) in a command: refused inside a protected path.
     Named,
 }
-
-/// The client commands that name local paths, and where: (method, members leading to the
-/// paths, how they are used). Found in Chromium 156's `/json/protocol` (every parameter
-/// whose name or description says path, file or directory); `Extensions.loadUnpacked` is
-/// refused outright elsewhere.
-const PATH_PARAMS: [(&str, &[&str], Use); 5] = [
-    ("DOM.setFileInputFiles", &["files"], Use::Offer),
-    ("Input.dispatchDragEvent", &["data", "files"], Use::Offer),
-    ("PWA.launchFilesInApp", &["files"], Use::Offer),
-    ("Browser.setDownloadBehavior", &["downloadPath"], Use::Write),
-    ("Page.setDownloadBehavior", &["downloadPath"], Use::Write),
-];
 
 /// Lexically absolute prefixes whose entries name different files for the browser than for
 /// anyone else (another process's view: `/proc/self`, its descriptors, its root).
@@ -368,15 +357,29 @@ fn placed(raw: &str, use_: Use) -> Result<PathBuf, Option<Refusal<'static>>> {
     Ok(lex)
 }
 
-/// Calls `f` on every path `method`'s parameters name where [`PATH_PARAMS`] says, with its use.
+/// Calls `f` on every local path command `method`'s parameters name (the parameters its
+/// entry in the table judges as `path`), with its use: handed to a page (the `files`
+/// concern: file inputs, drops, an app's file launch) or written into (`downloads`).
 pub(super) fn each_path(method: &str, params: &Value, f: &mut dyn FnMut(&str, Use)) {
-    if let Some((_, members, use_)) = PATH_PARAMS.iter().find(|(m, _, _)| *m == method) {
-        let mut at = Some(params);
-        for m in *members {
-            at = at.and_then(|v| v.get(m));
-        }
-        if let Some(v) = at {
-            strings(v, &mut |s| f(s, *use_));
+    let Some(entry) = super::table::table().command(method) else {
+        return;
+    };
+    let use_ = match entry.concern {
+        Some(Concern::Files) => Use::Offer,
+        Some(Concern::Downloads) => Use::Write,
+        _ => return,
+    };
+    path_params(&entry.params, params, &mut |s| f(s, use_));
+}
+
+/// Calls `f` on every string in `v` that `judges` (a command's parameters in the table) say
+/// is a local path (`path`), in members and lists alike.
+fn path_params<'a>(judges: &[(String, Judge)], v: &'a Value, f: &mut dyn FnMut(&'a str)) {
+    for (name, judge) in judges {
+        match (judge, v.get(name)) {
+            (Judge::Path, Some(at)) => strings(at, f),
+            (Judge::Members(members), Some(at)) => path_params(members, at, f),
+            _ => {}
         }
     }
 }

@@ -10,7 +10,7 @@ use super::fetch::guard_pattern;
 use super::pattern::TargetFilter;
 use super::refusal::Refusal;
 use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
-use super::{Output, Policy, Verdict};
+use super::{Output, Policy, Verdict, MAX_NESTING};
 
 /// The policy's own auto-attach on every document session: flat sessions, every child waits
 /// for the policy's checks.
@@ -396,10 +396,39 @@ impl Policy {
         self.fail_holds(|_, h| gone.contains(&h.session), None, out);
     }
 
-    /// The client's `Target.attachToTarget`, `setAutoAttach` and `autoAttachRelated`: flat
-    /// sessions only, and every auto-attached target waits for the policy's checks.
+    /// How many sessions lie between session `key` and the root (0 for the root), counted up
+    /// to [`MAX_NESTING`].
+    fn nesting(&self, key: &str) -> usize {
+        let mut at = key;
+        let mut depth = 0;
+        while !at.is_empty() && depth < MAX_NESTING {
+            match self.sessions.get(at) {
+                Some(s) => at = &s.parent,
+                None => break,
+            }
+            depth += 1;
+        }
+        depth
+    }
+
+    /// The client's `Target.attachToTarget`, `attachToBrowserTarget`, `setAutoAttach` and
+    /// `autoAttachRelated`: flat sessions only, not nested without end, and every
+    /// auto-attached target waits for the policy's checks.
     pub(super) fn attach_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
         let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
+        // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when the
+        // outermost of 30,000 nested browser sessions is detached, which would close the
+        // user's protected tabs as `Browser.crash` would.
+        let attach = matches!(
+            method,
+            "Target.attachToTarget" | "Target.attachToBrowserTarget"
+        );
+        if attach && self.nesting(key) >= MAX_NESTING {
+            return Step::Refuse(Refusal::Nesting);
+        }
+        if method == "Target.attachToBrowserTarget" {
+            return Step::Go(None);
+        }
         if method == "Target.attachToTarget" {
             if params.get("flatten").and_then(Value::as_bool) != Some(true) {
                 return Step::Refuse(Refusal::NonFlat);
@@ -505,6 +534,9 @@ impl Policy {
     /// The client's `Page.navigateToHistoryEntry`: refused for a protected entry, held for one
     /// the policy has not seen.
     pub(super) fn history_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        if cmd.method != "Page.navigateToHistoryEntry" {
+            return Step::Go(None);
+        }
         let entry = cmd.params.get("entryId").and_then(Value::as_i64);
         let known = entry.and_then(|e| self.session(cmd.key)?.history.get(&e).copied());
         match (entry, known) {

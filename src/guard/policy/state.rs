@@ -315,6 +315,8 @@ impl SessionRecord {
 #[derive(Debug)]
 pub(crate) struct Pending {
     pub(crate) method: String,
+    /// The concern the table routes it to: its answer goes there (browser.rs).
+    pub(crate) concern: Option<super::table::Concern>,
     /// The `targetId` it named, for `Target.attachToTarget`.
     pub(crate) target: Option<String>,
     /// The `Network` or `Audits` request id it named: its answer is refused if the request

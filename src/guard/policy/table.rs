@@ -118,6 +118,113 @@ impl Reach {
     }
 }
 
+/// The concern of the policy that handles a command beyond its parameters' judges (`concern`
+/// in the file): the policy dispatches a command, and its answer, from its entry to this
+/// concern, and its code names no command the table does not route there (a unit test holds
+/// it). Most commands have none: their parameters' judges and their reach say all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Concern {
+    /// Cookie reads answered filtered, cookie deletes judged by host (`cookies`).
+    Cookies,
+    /// Permissions granted, set or reset (`permissions`): a clipboard read, a protected
+    /// origin's permission, a reset of a context the client did not create.
+    Permissions,
+    /// A wipe of a context's cookies (`wipe`): only a context the client created, cleared of
+    /// its ordinary cookies by the policy.
+    Wipe,
+    /// Sessions made on targets (`attach`): attach, auto-attach, nesting.
+    Attach,
+    /// Browser contexts made and disposed of (`contexts`).
+    Contexts,
+    /// Target discovery turned on and off (`discover`): answered by the policy at the root.
+    Discover,
+    /// Target listings (`listing`): protected targets taken out of the answer.
+    Listing,
+    /// Session history read and walked (`history`).
+    History,
+    /// Frame trees (`frames`): protected frames taken out of the answer.
+    Frames,
+    /// The element holding a frame (`frame-owner`): refused on a page holding a protected
+    /// frame in another process.
+    FrameOwner,
+    /// Request interception and the answers to paused requests (`fetch`).
+    Fetch,
+    /// Download folders (`downloads`): a folder the browser writes into.
+    Downloads,
+    /// Local files handed to a page (`files`): file inputs, drops, an app's file launch.
+    Files,
+    /// Speculative loads shown to the client (`preload`).
+    Preload,
+    /// A document session's network events (`network`).
+    Network,
+    /// Request headers and user agents overridden (`overrides`).
+    Overrides,
+    /// Pictures of a page (`captures`): screenshots, snapshots, screencasts, PDFs, layers.
+    Captures,
+    /// A page's resources read by URL (`resources`).
+    Resources,
+    /// Keys that paste the user's clipboard (`clipboard`).
+    Clipboard,
+    /// Script objects' properties and breakpoints by URL (`scripts`).
+    Scripts,
+}
+
+impl Concern {
+    /// Every concern.
+    pub const ALL: [Concern; 20] = [
+        Concern::Cookies,
+        Concern::Permissions,
+        Concern::Wipe,
+        Concern::Attach,
+        Concern::Contexts,
+        Concern::Discover,
+        Concern::Listing,
+        Concern::History,
+        Concern::Frames,
+        Concern::FrameOwner,
+        Concern::Fetch,
+        Concern::Downloads,
+        Concern::Files,
+        Concern::Preload,
+        Concern::Network,
+        Concern::Overrides,
+        Concern::Captures,
+        Concern::Resources,
+        Concern::Clipboard,
+        Concern::Scripts,
+    ];
+
+    /// The concern's name in the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Concern::Cookies => "cookies",
+            Concern::Permissions => "permissions",
+            Concern::Wipe => "wipe",
+            Concern::Attach => "attach",
+            Concern::Contexts => "contexts",
+            Concern::Discover => "discover",
+            Concern::Listing => "listing",
+            Concern::History => "history",
+            Concern::Frames => "frames",
+            Concern::FrameOwner => "frame-owner",
+            Concern::Fetch => "fetch",
+            Concern::Downloads => "downloads",
+            Concern::Files => "files",
+            Concern::Preload => "preload",
+            Concern::Network => "network",
+            Concern::Overrides => "overrides",
+            Concern::Captures => "captures",
+            Concern::Resources => "resources",
+            Concern::Clipboard => "clipboard",
+            Concern::Scripts => "scripts",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Concern> {
+        Concern::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
 /// How a parameter (or an event's field) is judged; in the file a string (`""` for none) or,
 /// for an object, the judges of its members. A judge on a list applies to each item.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -216,6 +323,8 @@ pub struct Command {
     pub class: Class,
     /// What it touches when Chromium runs it.
     pub reach: Reach,
+    /// The concern that handles it beyond its parameters' judges, if any.
+    pub concern: Option<Concern>,
     /// Why it is refused or answered, in words a client author understands.
     pub why: Option<String>,
     /// Whether its answer is filtered (protected targets, cookies, storage taken out).
@@ -268,6 +377,12 @@ impl Table {
             let reach = e["reach"].as_str().and_then(Reach::parse).ok_or_else(|| {
                 at("\"reach\" is not target, page, process, context, browser or host")
             })?;
+            let concern = match e.get("concern") {
+                None => None,
+                Some(c) => Some(c.as_str().and_then(Concern::parse).ok_or_else(|| {
+                    at("\"concern\" names no concern of the policy (see table::Concern)")
+                })?),
+            };
             let why = e.get("why").and_then(Value::as_str).map(str::to_string);
             if matches!(class, Class::Refuse | Class::Answer) && why.is_none() {
                 return Err(at("a refused or answered command needs its \"why\""));
@@ -283,6 +398,7 @@ impl Table {
                 Command {
                     class,
                     reach,
+                    concern,
                     why,
                     filtered,
                     params,
@@ -438,24 +554,48 @@ mod tests {
         assert!(Table::parse(no_reach).unwrap_err().contains("reach"));
         let bad_reach = r#"{"chromium": "1", "commands": {"A.b": {"class": "forward", "reach": "tab"}}, "events": {}}"#;
         assert!(Table::parse(bad_reach).unwrap_err().contains("A.b"));
+        let concern = r#"{"chromium": "1", "commands": {"A.b": {"class": "forward", "reach": "target", "concern": "cookie"}}, "events": {}}"#;
+        assert!(Table::parse(concern).unwrap_err().contains("concern"));
         let judge = r#"{"chromium": "1", "commands": {"A.b": {"class": "judge", "reach": "target", "params": {"x": "colour"}}}, "events": {}}"#;
         assert!(Table::parse(judge).unwrap_err().contains("x"));
     }
 
     /// Every CDP method the policy's code names (a string `Domain.name` outside comments and
-    /// tests) is in the table, and a command the code handles is one the table lets through:
-    /// the table is the only classifier, and an arm for a command the table refuses first
-    /// could never run.
+    /// tests) is in the table, and the table does not refuse it first; a command is one the
+    /// policy sends of its own ([`OWN_COMMANDS`](super::super::OWN_COMMANDS)) or one the
+    /// table routes to a concern the file naming it handles: dispatch goes from the entry to
+    /// the concern, never from a method name the table does not route there.
     #[test]
     fn every_method_named_in_code_agrees_with_its_entry() {
+        use Concern::*;
+        // The concerns each file handles (the dispatcher, client.rs, handles none: it goes
+        // by the entry alone; browser.rs dispatches the answers).
+        let handles = |file: &str| -> &[Concern] {
+            match file {
+                "browser.rs" => &[Attach, Listing, History, Captures],
+                "cookies.rs" => &[Cookies, Permissions, Network],
+                "clipboard.rs" => &[Permissions, Clipboard],
+                "sessions.rs" => &[Attach, History],
+                "targets.rs" => &[Contexts, Discover, Listing],
+                "fetch.rs" => &[Fetch],
+                "downloads.rs" => &[Downloads],
+                "commits.rs" => &[Preload],
+                "overrides.rs" => &[Overrides],
+                "loads.rs" => &[Captures, Resources],
+                "scripts.rs" => &[Scripts],
+                _ => &[],
+            }
+        };
         let t = table();
+        let own = super::super::OWN_COMMANDS;
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guard/policy");
-        let mut named = 0;
+        let (mut named, mut routed) = (0, 0);
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.extension().and_then(|e| e.to_str()) != Some("rs") {
                 continue;
             }
+            let file = path.file_name().unwrap().to_str().unwrap().to_string();
             let text = std::fs::read_to_string(&path).unwrap();
             let code = text.split("#[cfg(test)]").next().unwrap_or_default();
             for (n, line) in code.lines().enumerate() {
@@ -467,13 +607,27 @@ mod tests {
                         continue;
                     }
                     named += 1;
-                    let at = format!("{}:{}: {part}", path.display(), n + 1);
+                    let at = format!("{file}:{}: {part}", n + 1);
                     match (t.command(part), t.event(part)) {
-                        (Some(c), _) => assert_ne!(
-                            c.class,
-                            Class::Refuse,
-                            "{at} is handled in code, but the table refuses it first"
-                        ),
+                        (Some(c), _) => {
+                            assert_ne!(
+                                c.class,
+                                Class::Refuse,
+                                "{at} is handled in code, but the table refuses it first"
+                            );
+                            if own.contains(&part) {
+                                continue;
+                            }
+                            let concern = c.concern.unwrap_or_else(|| {
+                                panic!("{at} is handled in code, but the table routes it nowhere")
+                            });
+                            assert!(
+                                handles(&file).contains(&concern),
+                                "{at} is routed to {}, which {file} does not handle",
+                                concern.name()
+                            );
+                            routed += 1;
+                        }
                         (None, Some(_)) => {}
                         (None, None) => panic!("{at} is not in the table"),
                     }
@@ -484,6 +638,22 @@ mod tests {
             named > 100,
             "only {named} methods named in the policy's code"
         );
+        assert!(routed > 20, "only {routed} routed commands named");
+        // Each own command is one the table has (a newer Chromium may rename one).
+        for m in own {
+            assert!(
+                t.command(m).is_some(),
+                "{m} (OWN_COMMANDS) is not in the table"
+            );
+        }
+        // Each concern is routed to by some command.
+        for c in Concern::ALL {
+            assert!(
+                t.commands().any(|(_, e)| e.concern == Some(c)),
+                "no command is routed to {}",
+                c.name()
+            );
+        }
     }
 
     /// docs/guard-table.md gives each reach's count as the shipped table has it.
@@ -495,6 +665,16 @@ mod tests {
         for (reach, n) in table().reaches() {
             let line = format!("`{}` ({n})", reach.name());
             assert!(doc.contains(&line), "docs/guard-table.md lacks {line:?}");
+        }
+        let routed = table()
+            .commands()
+            .filter(|(_, e)| e.concern.is_some())
+            .count();
+        let line = format!("`concern` ({routed} commands)");
+        assert!(doc.contains(&line), "docs/guard-table.md lacks {line:?}");
+        for c in Concern::ALL {
+            let name = format!("`{}`", c.name());
+            assert!(doc.contains(&name), "docs/guard-table.md lacks {name}");
         }
     }
 

@@ -5,8 +5,10 @@ use serde_json::{json, Value};
 
 use super::command::{Command, Step};
 use super::pattern::TargetFilter;
+use super::refusal::Refusal;
 use super::scrub::Judging;
 use super::state::TargetRecord;
+use super::table::Concern;
 use super::{Output, Policy, Verdict};
 use crate::protected::Opener;
 impl Policy {
@@ -223,19 +225,19 @@ impl Policy {
     /// would read or drive that frame: captures, input (editing commands included) and any
     /// command naming a frame other than the page's own main frame.
     pub(super) fn reaches_hosted(&self, cmd: &Command) -> bool {
-        let (method, params) = (cmd.method, cmd.params);
+        let params = cmd.params;
         let Some(target) = self.session(cmd.key).map(|s| s.target.as_str()) else {
             return false;
         };
         if target.is_empty() || !self.hosting.contains(target) {
             return false;
         }
-        let captures = super::loads::capture(method) || method == "DOM.getFrameOwner";
+        let captures = matches!(cmd.concern, Some(Concern::Captures | Concern::FrameOwner));
         let names_frame = params
             .get("frameId")
             .and_then(Value::as_str)
             .is_some_and(|f| f != target);
-        captures || method.starts_with("Input.") || names_frame
+        captures || cmd.domain() == "Input" || names_frame
     }
     pub(super) fn target_event(
         &mut self,
@@ -283,9 +285,26 @@ impl Policy {
         }
     }
 
+    /// Closing a browser context (`Target.disposeBrowserContext`, which names no target)
+    /// closes every tab in it, protected ones included (the whole browser's close is judged by
+    /// its reach). A context the client made holds no tab of the user's: a protected page in
+    /// it is one the client's pages opened (a popup onto a protected origin, which the client
+    /// is not shown), and the client may close what it made.
+    pub(super) fn context_command(&self, cmd: &Command) -> Step {
+        let closes = cmd.method == "Target.disposeBrowserContext"
+            && self.closes_protected(cmd.params.get("browserContextId"));
+        if closes && !self.client_created(cmd) {
+            return Step::Refuse(Refusal::Closes);
+        }
+        Step::Go(None)
+    }
+
     /// `Target.setDiscoverTargets` on the root: the policy's own discovery is always on, so it
     /// answers the client itself and replays the targets the client may see.
     pub(super) fn answer_discover(&mut self, cmd: &Command, out: &mut Output) -> Step {
+        if !cmd.key.is_empty() {
+            return Step::Go(None);
+        }
         let (id, params) = (cmd.id, cmd.params);
         let on = params
             .get("discover")
