@@ -48,13 +48,65 @@ fn run_trace_with(name: &str, config: Config) -> usize {
     let mut policy = Policy::with_config(matcher(), config);
     let mut now = 0u64;
     let mut sent = Vec::new();
-    run_lines(&mut policy, name, &mut now, &mut sent)
+    let mut refusals = Refusals {
+        refusal: matcher().refusal().to_string(),
+        ..Refusals::default()
+    };
+    let steps = run_lines(&mut policy, name, &mut now, &mut sent, &mut refusals);
+    // Every refusal the client was sent is one the policy recorded (`Output::refused`, what a
+    // relay logs without reading frames back), once. (A record may have no frame yet: one a
+    // session's checks still hold back when the trace ends.)
+    let mut recorded = refusals.recorded.clone();
+    for f in &refusals.sent {
+        let at = recorded.iter().position(|r| r == f).unwrap_or_else(|| {
+            panic!("{name}: refusal {f:?} sent but not recorded; recorded {recorded:?}")
+        });
+        recorded.remove(at);
+    }
+    steps
 }
 
 /// The policy's own commands sent so far and not answered: (id, method, session).
 type Sent = Vec<(i64, String, String)>;
 
-fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) -> usize {
+/// The refusals a trace's outputs recorded, and those their client frames carry: (session,
+/// id, message).
+#[derive(Default)]
+struct Refusals {
+    /// The catalog's refusal, which every refusal's message starts with.
+    refusal: String,
+    recorded: Vec<(String, i64, String)>,
+    sent: Vec<(String, i64, String)>,
+}
+
+impl Refusals {
+    fn add(&mut self, out: &Output) {
+        let refusal = &self.refusal;
+        for r in &out.refused {
+            self.recorded
+                .push((r.session.clone(), r.id, r.message.clone()));
+        }
+        for f in &out.to_client {
+            let v: Value = serde_json::from_str(f).unwrap();
+            let message = v["error"]["message"].as_str().unwrap_or_default();
+            if v["error"]["code"] == json!(-32000) && message.starts_with(refusal.as_str()) {
+                let session = v["sessionId"].as_str().unwrap_or_default().to_string();
+                let id = v["id"]
+                    .as_i64()
+                    .expect("a refusal answers a command with an id");
+                self.sent.push((session, id, message.to_string()));
+            }
+        }
+    }
+}
+
+fn run_lines(
+    policy: &mut Policy,
+    name: &str,
+    now: &mut u64,
+    sent: &mut Sent,
+    refusals: &mut Refusals,
+) -> usize {
     let text = policy_traces::read(name);
     let mut steps = 0;
     for (n, line) in text.lines().enumerate() {
@@ -65,7 +117,7 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) ->
         let at = format!("{name}:{}", n + 1);
         let step: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{at}: {e}"));
         if let Some(inc) = step.get("include").and_then(Value::as_str) {
-            steps += run_lines(policy, inc, now, sent);
+            steps += run_lines(policy, inc, now, sent, refusals);
             continue;
         }
         *now = step.get("t").and_then(Value::as_u64).unwrap_or(*now + 1);
@@ -97,6 +149,7 @@ fn run_lines(policy: &mut Policy, name: &str, now: &mut u64, sent: &mut Sent) ->
             panic!("{at}: a step needs c, b, tick or include");
         };
         check(&at, &step, &out);
+        refusals.add(&out);
         for f in &out.to_browser {
             let v: Value = serde_json::from_str(f).unwrap();
             if let Some(id) = v["id"].as_i64().filter(|id| RESERVED_IDS.contains(id)) {

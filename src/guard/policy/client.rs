@@ -164,40 +164,24 @@ impl Policy {
         }
     }
 
-    /// Names, in each refusal of `out` to client command `cmd`, what it refused (see
-    /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket
-    /// says which protected thing it was.
-    pub(super) fn name_refused(&self, cmd: &Command, out: &mut Output) {
-        let Some(what) = self.refused_what(cmd.params) else {
-            return;
-        };
-        let v = cmd.v;
+    /// Refusal `r`'s message for client command `cmd`, naming what it refused (see
+    /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket says
+    /// which protected thing it was. Worked out only for a command refused.
+    fn named_refusal(&self, cmd: &Command, r: Refusal) -> String {
         let refusal = self.m.refusal();
-        for f in out.to_client.iter_mut() {
-            let Ok(mut answer) = serde_json::from_str::<Value>(f) else {
-                continue;
-            };
-            if answer.get("id") != v.get("id") || answer.get("sessionId") != v.get("sessionId") {
-                continue;
-            }
-            let Some(message) = answer.pointer("/error/message").and_then(Value::as_str) else {
-                continue;
-            };
-            let named = if message == refusal {
-                format!("{refusal} ({what})")
-            } else if let Some(rest) = message
-                .strip_prefix(refusal)
-                .and_then(|r| r.strip_prefix(" ("))
-            {
-                if rest.starts_with(&what) {
-                    continue;
-                }
-                format!("{refusal} ({what}: {rest}")
-            } else {
-                continue;
-            };
-            answer["error"]["message"] = Value::String(named);
-            *f = answer.to_string();
+        let message = r.message(refusal);
+        let Some(what) = self.refused_what(cmd.params) else {
+            return message;
+        };
+        if message == refusal {
+            return format!("{refusal} ({what})");
+        }
+        match message
+            .strip_prefix(refusal)
+            .and_then(|rest| rest.strip_prefix(" ("))
+        {
+            Some(rest) if !rest.starts_with(&what) => format!("{refusal} ({what}: {rest}"),
+            _ => message,
         }
     }
 
@@ -244,19 +228,22 @@ impl Policy {
 
     /// Answers command `id` on session `key` with refusal `r`, and logs its reason.
     pub(super) fn refuse_id(&self, key: &str, id: i64, r: Refusal, out: &mut Output) {
-        out.to_client
-            .push(self.refused_frame(key, &Value::from(id), r));
+        self.push_refused(key, id, r, out);
         out.set(Verdict::Refuse, r.reason());
     }
 
-    /// Answers client command `cmd` with refusal `r`, and logs its reason.
+    /// Answers client command `cmd` with refusal `r`, naming what it refused, and logs its
+    /// reason.
     pub(super) fn refuse(&self, cmd: &Command, r: Refusal, out: &mut Output) {
-        self.refuse_id(cmd.key, cmd.id, r, out);
+        let (frame, refused) = self.refusal(cmd.key, cmd.id, self.named_refusal(cmd, r));
+        out.to_client.push(frame);
+        out.refused.push(refused);
+        out.set(Verdict::Refuse, r.reason());
     }
 
     /// A frame from the client: read once into a [`Command`] (or answered with a protocol
     /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
-    /// names what it refused ([`Policy::name_refused`]).
+    /// names what it refused ([`Policy::refuse`]).
     pub(super) fn client_frame(&mut self, frame: &str, out: &mut Output) {
         let v: Value = match serde_json::from_str(frame) {
             Ok(Top::Object(map)) => Value::Object(map),
@@ -374,8 +361,7 @@ impl Policy {
             match self.sessions.get(&key) {
                 Some(s) => {
                     if s.closed || !s.visible || self.hidden(&s.target) {
-                        self.refuse(&cmd, Refusal::SessionProtected, out);
-                        return self.name_refused(&cmd, out);
+                        return self.refuse(&cmd, Refusal::SessionProtected, out);
                     }
                 }
                 // Chromium's own answer: a client never waits for a session nobody has.
@@ -389,7 +375,6 @@ impl Policy {
             Some(entry) => self.command(&cmd, entry, out),
             None => self.refuse(&cmd, Refusal::Unclassified, out),
         }
-        self.name_refused(&cmd, out);
     }
 
     /// One well-formed client command.

@@ -152,11 +152,7 @@ impl Policy {
                         id,
                         ..
                     } => {
-                        out.to_client.push(self.refused_frame(
-                            &client_session,
-                            &Value::from(id),
-                            refusal,
-                        ));
+                        self.push_refused(&client_session, id, refusal, out);
                     }
                     Then::AutoAttached { .. } => {}
                 }

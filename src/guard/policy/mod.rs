@@ -233,6 +233,19 @@ pub enum Verdict {
     Invalid,
 }
 
+/// A refusal the policy answered a client command with: the command (its session and id)
+/// and the refusal's words, as its frame in [`Output::to_client`] carries them. A relay logs
+/// these instead of reading its frames back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The session the command came on (empty for the root).
+    pub session: String,
+    /// The command's id.
+    pub id: i64,
+    /// The refusal's message (the catalog's refusal, then why in brackets).
+    pub message: String,
+}
+
 /// What to do after one message: frames to send each way, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
@@ -246,6 +259,9 @@ pub struct Output {
     pub to_client: Vec<String>,
     /// Sessions the policy is detaching with this output.
     pub detached: Vec<String>,
+    /// The refusals the policy decided with this output, in order: their frames are in
+    /// `to_client`, or, behind a session's checks, in the output that ends them.
+    pub refused: Vec<Refused>,
 }
 
 impl Output {
@@ -256,6 +272,7 @@ impl Output {
             to_browser: Vec::new(),
             to_client: Vec::new(),
             detached: Vec::new(),
+            refused: Vec::new(),
         }
     }
 
@@ -589,8 +606,27 @@ impl Policy {
     }
 
     /// The error answering command `id` on `session` with refusal `r`.
-    fn refused_frame(&self, session: &str, id: &Value, r: refusal::Refusal) -> String {
-        self.refusal_frame(session, id, &r.message(self.m.refusal()))
+    fn refused_frame(&self, session: &str, id: i64, r: refusal::Refusal) -> (String, Refused) {
+        self.refusal(session, id, r.message(self.m.refusal()))
+    }
+
+    /// Refusal `r` of client command `id` on `session`, to the client.
+    fn push_refused(&self, session: &str, id: i64, r: refusal::Refusal, out: &mut Output) {
+        let (frame, refused) = self.refused_frame(session, id, r);
+        out.to_client.push(frame);
+        out.refused.push(refused);
+    }
+
+    /// The refusal error for client command `id` on `session`, with `message`: its frame and
+    /// its record.
+    fn refusal(&self, session: &str, id: i64, message: String) -> (String, Refused) {
+        let frame = self.refusal_frame(session, &Value::from(id), &message);
+        let refused = Refused {
+            session: session.to_string(),
+            id,
+            message,
+        };
+        (frame, refused)
     }
 
     /// The refusal error for a client command.

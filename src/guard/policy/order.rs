@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::refusal::Refusal;
-use super::{session_of, Output, Policy};
+use super::{int_id, session_of, Output, Policy, Refused};
 
 /// One place in the outbox.
 #[derive(Debug)]
@@ -125,16 +125,18 @@ impl Policy {
             match slot {
                 Slot::Ready(f) => {
                     self.order.bytes = self.order.bytes.saturating_sub(f.len());
-                    if let Some(f) = self.event_again(f) {
+                    if let Some((f, refused)) = self.event_again(f) {
                         out.to_client.push(f);
+                        out.refused.extend(refused);
                     }
                 }
                 Slot::Held(hid) => match self.order.filled.remove(&hid) {
                     Some(frames) => {
                         for f in frames {
                             self.order.bytes = self.order.bytes.saturating_sub(f.len());
-                            if let Some(f) = self.event_again(f) {
+                            if let Some((f, refused)) = self.event_again(f) {
                                 out.to_client.push(f);
+                                out.refused.extend(refused);
                             }
                         }
                     }
@@ -165,12 +167,13 @@ impl Policy {
 
     /// A response that waited is judged again as it leaves: its session may have been
     /// detached, or what it names may have turned protected, while it waited.
-    fn judged_again(&self, frame: String) -> String {
+    fn judged_again(&self, frame: String) -> Option<(String, Option<Refused>)> {
         let Ok(mut v) = serde_json::from_str::<Value>(&frame) else {
-            return frame;
+            return Some((frame, None));
         };
         let key = session_of(&v);
-        let id = v.get("id").cloned().unwrap_or(Value::Null);
+        // Every answer the policy lets wait answers a command it forwarded (an integer id).
+        let id = int_id(&v)?;
         let gone = !key.is_empty()
             && self
                 .sessions
@@ -180,9 +183,10 @@ impl Policy {
             // "No such session" (the policy's own answer to a session nobody has, or
             // Chromium's) carries nothing of a page: it keeps its words.
             if no_such_session(&v) {
-                return frame;
+                return Some((frame, None));
             }
-            return self.refused_frame(&key, &id, Refusal::SessionTurned);
+            let (frame, refused) = self.refused_frame(&key, id, Refusal::SessionTurned);
+            return Some((frame, Some(refused)));
         }
         if let Some(items) = v
             .pointer_mut("/result/targetInfos")
@@ -194,10 +198,13 @@ impl Policy {
                     .is_some_and(|t| !self.hidden_or_unknown(t))
             });
         }
-        match self.scrub_member(&mut v, "result") {
-            Err(()) => self.refused_frame(&key, &id, Refusal::ResultProtected),
-            Ok(_) => v.to_string(),
-        }
+        Some(match self.scrub_member(&mut v, "result") {
+            Err(()) => {
+                let (frame, refused) = self.refused_frame(&key, id, Refusal::ResultProtected);
+                (frame, Some(refused))
+            }
+            Ok(_) => (v.to_string(), None),
+        })
     }
 }
 
@@ -216,12 +223,12 @@ impl Policy {
     /// about a target, or an attach of a session that was detached or turned protected
     /// meanwhile does not leave (an attach's session then counts as never shown); a response
     /// goes through [`Policy::judged_again`].
-    fn event_again(&mut self, frame: String) -> Option<String> {
+    fn event_again(&mut self, frame: String) -> Option<(String, Option<Refused>)> {
         let Ok(v) = serde_json::from_str::<Value>(&frame) else {
-            return Some(frame);
+            return Some((frame, None));
         };
         if v.get("method").is_none() {
-            return Some(self.judged_again(frame));
+            return self.judged_again(frame);
         }
         let shut = |p: &Policy, key: &str| {
             !key.is_empty()
@@ -256,6 +263,6 @@ impl Policy {
                 return None;
             }
         }
-        Some(frame)
+        Some((frame, None))
     }
 }

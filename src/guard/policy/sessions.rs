@@ -100,8 +100,7 @@ impl Policy {
         ids.sort_unstable();
         for (key, id) in ids {
             self.pending.remove(&(key.clone(), id));
-            out.to_client
-                .push(self.refused_frame(&key, &Value::from(id), Refusal::Detached));
+            self.push_refused(&key, id, Refusal::Detached, out);
         }
     }
 

@@ -420,7 +420,6 @@ fn accept_loop(listener: TcpListener, context: Arc<Context>, stop: Arc<AtomicBoo
 #[cfg(test)]
 mod tests {
     use super::answer::Refusal;
-    use super::relay::refusals_in;
     use super::*;
     use crate::http::head::HeadError;
     use crate::http::GetError;
@@ -428,29 +427,6 @@ mod tests {
     #[test]
     fn urls() {
         assert!(resolve_upstream("wss://x/").is_err());
-    }
-
-    #[test]
-    fn the_policys_refusals_are_found_and_nothing_else() {
-        let refusal = "slicc: refused: target is on seven's origin";
-        let frames = vec![
-            format!(
-                r#"{{"id":3,"error":{{"code":-32000,"message":"{refusal}"}},"sessionId":"S"}}"#
-            ),
-            format!(r#"{{"id":4,"error":{{"code":-32000,"message":"{refusal} (why)"}}}}"#),
-            // Chromium's own -32000 error, an event quoting the text, another code.
-            r#"{"id":5,"error":{"code":-32000,"message":"Cannot find context"}}"#.to_string(),
-            format!(r#"{{"method":"Runtime.consoleAPICalled","params":{{"x":"{refusal}"}}}}"#),
-            format!(r#"{{"id":6,"error":{{"code":-32601,"message":"{refusal}"}}}}"#),
-            format!(r#"{{"id":7,"result":{{"value":"{refusal}"}}}}"#),
-        ];
-        assert_eq!(
-            refusals_in(&frames, refusal),
-            vec![
-                ("S".to_string(), 3, refusal.to_string()),
-                (String::new(), 4, format!("{refusal} (why)")),
-            ]
-        );
     }
 
     #[test]

@@ -134,31 +134,6 @@ pub(super) struct Relay<'a> {
 /// How many held commands' methods a relay remembers for the log.
 const HELD_REMEMBERED: usize = 1024;
 
-/// The longest frame [`refusals_in`] reads as one of the policy's refusals (they hold an id,
-/// a session id and the refusal's text).
-const REFUSAL_MAX: usize = 4096;
-
-/// The policy's refusals among `frames` (answers it gave to client commands, its refusal
-/// text in an error's message): (sessionId, id, message). Only called with a log.
-pub(super) fn refusals_in(frames: &[String], refusal: &str) -> Vec<(String, i64, String)> {
-    frames
-        .iter()
-        // The policy's refusals are short; a long frame is the browser's, and not parsed again.
-        .filter(|f| f.len() <= REFUSAL_MAX && f.starts_with(r#"{"id":"#) && f.contains(refusal))
-        .filter_map(|f| {
-            let v: Value = serde_json::from_str(f).ok()?;
-            let message = v["error"]["message"].as_str()?;
-            if v["error"]["code"] != json!(crate::guard::policy::REFUSAL_CODE)
-                || !message.starts_with(refusal)
-            {
-                return None;
-            }
-            let session = v["sessionId"].as_str().unwrap_or_default().to_string();
-            Some((session, v["id"].as_i64()?, message.to_string()))
-        })
-        .collect()
-}
-
 impl Relay<'_> {
     fn now(&self) -> u64 {
         u64::try_from(self.context.started.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -175,8 +150,12 @@ impl Relay<'_> {
         let (out, queued, refusals) = {
             let mut policy = lock(&self.policy);
             let mut out = run(&mut policy, self.now());
-            let refusals = if logging {
-                refusals_in(&out.to_client, self.context.matcher.refusal())
+            // The policy's refusals, as it recorded them (not read back from the frames).
+            let refusals: Vec<(String, i64, String)> = if logging {
+                std::mem::take(&mut out.refused)
+                    .into_iter()
+                    .map(|r| (r.session, r.id, r.message))
+                    .collect()
             } else {
                 Vec::new()
             };
