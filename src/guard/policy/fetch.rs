@@ -13,6 +13,28 @@ use super::{Output, Policy, Verdict};
 /// The policy's own `Fetch` patterns on every document session, paused before they are
 /// sent: every document, and what a page shows but cannot read (images, media, `<object>` and
 /// `<embed>` of an image: `loads.rs`) when its URL may be off limits: [`shown_patterns`].
+/// The patterns of [`shown_patterns`], and the parameters of the `Fetch.enable` that opens
+/// every session's checks, encoded once.
+#[derive(Debug)]
+pub(super) struct Shown {
+    /// The patterns.
+    pub(super) patterns: Vec<Value>,
+    /// `{"patterns": guard_pattern(patterns)}`, encoded.
+    pub(super) check: std::sync::Arc<str>,
+}
+
+impl Shown {
+    /// The patterns the `m` calls for.
+    pub(super) fn new(m: &crate::protected::Matcher) -> Shown {
+        let patterns = shown_patterns(m);
+        let check = json!({"patterns": guard_pattern(&patterns)}).to_string();
+        Shown {
+            patterns,
+            check: check.into(),
+        }
+    }
+}
+
 pub(super) fn guard_pattern(shown: &[Value]) -> Vec<Value> {
     let mut patterns =
         vec![json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})];
@@ -397,7 +419,7 @@ impl Policy {
             let overrides = self.effective(key);
             let mut rewritten = None;
             if kind == Some(Kind::Document) || overrides.any() {
-                patterns.extend(guard_patterns(&self.shown, &overrides));
+                patterns.extend(guard_patterns(&self.shown.patterns, &overrides));
                 let mut nv = v.clone();
                 nv["params"]["patterns"] = Value::Array(patterns);
                 rewritten = Some(nv);
@@ -466,8 +488,8 @@ impl Policy {
             .map(|f| f.raw.clone())
             .unwrap_or_default();
         match s {
-            Some(_) => patterns.extend(guard_patterns(&self.shown, &self.effective(key))),
-            None => patterns.extend(guard_pattern(&self.shown)),
+            Some(_) => patterns.extend(guard_patterns(&self.shown.patterns, &self.effective(key))),
+            None => patterns.extend(guard_pattern(&self.shown.patterns)),
         }
         let mut params = json!({"patterns": patterns});
         if s.and_then(|s| s.fetch.as_ref())

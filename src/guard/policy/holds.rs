@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::command::Command;
 use super::refusal::Refusal;
 use super::state::{Hold, Own, Pending, Probe, Then};
-use super::{Output, Policy, Verdict};
+use super::{Output, OwnParams, Policy, Verdict};
 impl Policy {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
     /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
@@ -14,7 +14,7 @@ impl Policy {
     pub(super) fn hold(
         &mut self,
         session: &str,
-        checks: Vec<(&str, Value, Probe)>,
+        checks: Vec<(&str, OwnParams, Probe)>,
         then: Vec<Then>,
         out: &mut Output,
     ) -> u64 {
@@ -350,7 +350,7 @@ impl Policy {
         }];
         let checks = vec![(
             "Page.getNavigationHistory",
-            json!({}),
+            json!({}).into(),
             Probe::History { entry },
         )];
         let _ = self.hold(key, checks, then, out);

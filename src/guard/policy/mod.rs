@@ -246,6 +246,21 @@ pub struct Refused {
     pub message: String,
 }
 
+/// The parameters of a command of the policy's own: a value, or parameters encoded once
+/// (the same for every session: the `Fetch.enable` of every session's checks).
+pub(crate) enum OwnParams {
+    /// Encoded with the command.
+    Value(Value),
+    /// Already JSON text (an object).
+    Encoded(std::sync::Arc<str>),
+}
+
+impl From<Value> for OwnParams {
+    fn from(v: Value) -> OwnParams {
+        OwnParams::Value(v)
+    }
+}
+
 /// What to do after one message: frames to send each way, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Output {
@@ -375,7 +390,7 @@ pub struct Policy {
     showing: HashSet<String>,
     /// The policy's own `Fetch` patterns for images, media and `Other` requests
     /// ([`fetch::shown_patterns`]), built once from the matcher.
-    shown: Vec<Value>,
+    shown: fetch::Shown,
     /// The protected local paths ([`Config::protected_paths`]), resolved once.
     paths: paths::Protected,
     /// The browser's DevTools endpoints ([`Config::devtools_endpoints`]).
@@ -404,7 +419,7 @@ impl Policy {
         let endpoints = endpoints::Endpoints::new(&config.devtools_endpoints);
         Policy {
             endpoints,
-            shown: fetch::shown_patterns(&matcher),
+            shown: fetch::Shown::new(&matcher),
             m: matcher,
             root,
             paths,
@@ -541,7 +556,13 @@ impl Policy {
     }
 
     /// A command of the policy's own on `session` (empty for the root), serialised.
-    fn own_command(&mut self, session: &str, method: &str, params: Value, why: Own) -> String {
+    fn own_command(
+        &mut self,
+        session: &str,
+        method: &str,
+        params: impl Into<OwnParams>,
+        why: Own,
+    ) -> String {
         debug_assert!(
             OWN_COMMANDS.contains(&method),
             "{method} is not in OWN_COMMANDS"
@@ -570,11 +591,26 @@ impl Policy {
             };
         }
         self.own.insert(id, (session.to_string(), why));
-        let mut msg = json!({"id": id, "method": method, "params": params});
-        if session != ROOT {
-            msg["sessionId"] = Value::String(session.to_string());
+        match params.into() {
+            OwnParams::Value(params) => {
+                let mut msg = json!({"id": id, "method": method, "params": params});
+                if session != ROOT {
+                    msg["sessionId"] = Value::String(session.to_string());
+                }
+                msg.to_string()
+            }
+            // As serde_json writes the message above (members in order, no spaces).
+            OwnParams::Encoded(params) => {
+                let method = Value::from(method);
+                let mut msg = format!(r#"{{"id":{id},"method":{method},"params":{params}"#);
+                if session != ROOT {
+                    msg.push_str(r#","sessionId":"#);
+                    msg.push_str(&Value::from(session).to_string());
+                }
+                msg.push('}');
+                msg
+            }
         }
-        msg.to_string()
     }
 
     fn session(&self, key: &str) -> Option<&SessionRecord> {
@@ -650,4 +686,30 @@ fn session_of(v: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command of the policy's own reads the same whether its parameters were encoded
+    /// with it or before.
+    #[test]
+    fn own_commands_encode_alike() {
+        let m = crate::protected::Matcher::new(
+            &crate::shared_catalog().protected_origins,
+            &[] as &[&str],
+        )
+        .unwrap();
+        let params = json!({"patterns": [{"urlPattern": "*\"q\u{1}", "resourceType": "Image"}]});
+        for session in ["", "S1", "a\"b\\c\u{2028}"] {
+            let mut p = Policy::new(m.clone());
+            let by_value = p.own_command(session, "Fetch.enable", params.clone(), Own::Ignore);
+            let mut p = Policy::new(m.clone());
+            let encoded = OwnParams::Encoded(params.to_string().into());
+            let by_text = p.own_command(session, "Fetch.enable", encoded, Own::Ignore);
+            assert_eq!(by_value, by_text);
+            assert!(serde_json::from_str::<Value>(&by_text).is_ok());
+        }
+    }
 }

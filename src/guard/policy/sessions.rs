@@ -6,11 +6,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
-use super::fetch::guard_pattern;
 use super::pattern::TargetFilter;
 use super::refusal::Refusal;
 use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
-use super::{Output, Policy, Verdict, MAX_NESTING};
+use super::{Output, OwnParams, Policy, Verdict, MAX_NESTING};
 
 /// The policy's own auto-attach on every document session: flat sessions, every child waits
 /// for the policy's checks.
@@ -272,15 +271,19 @@ impl Policy {
         }
         let mut checks = vec![(
             "Fetch.enable",
-            json!({"patterns": guard_pattern(&self.shown)}),
+            OwnParams::Encoded(self.shown.check.clone()),
             Probe::Fetch,
         )];
         if !waiting {
-            checks.push(("Page.getFrameTree", json!({}), Probe::FrameTree));
+            checks.push(("Page.getFrameTree", json!({}).into(), Probe::FrameTree));
             // The policy's own auto-attach: every frame of the page in another process
             // becomes a session of the policy's, intercepted and judged like this one. The
             // frames already there are announced before this is answered.
-            checks.push(("Target.setAutoAttach", own_auto_attach(), Probe::AutoAttach));
+            checks.push((
+                "Target.setAutoAttach",
+                own_auto_attach().into(),
+                Probe::AutoAttach,
+            ));
         } else {
             // Sent before the client may resume the target: no child exists yet.
             let msg = self.own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
