@@ -13,6 +13,7 @@ use super::deny::Named;
 use super::refusal::Refusal;
 use super::state::Pending;
 use super::table::{self, Class, Concern};
+use super::walk;
 use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
 
 /// The members a CDP command may have (Chromium refuses others).
@@ -130,38 +131,27 @@ impl Policy {
                 None
             }
         };
-        match v {
-            Value::Object(map) => {
-                for (k, child) in map {
-                    let found = match (k.as_str(), child) {
-                        // Not its origin: the client may have guessed an id it was never shown.
-                        ("targetId" | "openerId", Value::String(t))
-                            if self.hidden_or_unknown(t) =>
-                        {
-                            Some("a protected target".to_string())
-                        }
-                        ("storageKey" | "origin" | "securityOrigin", Value::String(k))
-                            if self.m.storage_key(k) || self.off_limits(k) =>
-                        {
-                            Some(of_url(k).unwrap_or_else(|| {
-                                super::scrub::redacted(k.split('^').next().unwrap_or(k))
-                            }))
-                        }
-                        ("domain", Value::String(d)) if self.m.cookie_domain(d) => {
-                            Some(format!("cookies of {}", d.trim_start_matches('.')))
-                        }
-                        (_, Value::String(u)) if u.contains(':') => of_url(u),
-                        _ => None,
-                    };
-                    if let Some(w) = found.or_else(|| self.refused_what(child)) {
-                        return Some(w);
-                    }
-                }
-                None
+        // A member's value only (an item of a list names nothing by itself).
+        walk::find_string(v, |k, s| match k? {
+            // Not its origin: the client may have guessed an id it was never shown.
+            "targetId" | "openerId" if self.hidden_or_unknown(s) => {
+                Some("a protected target".to_string())
             }
-            Value::Array(items) => items.iter().find_map(|i| self.refused_what(i)),
+            "storageKey" | "origin" | "securityOrigin"
+                if self.m.storage_key(s) || self.off_limits(s) =>
+            {
+                Some(
+                    of_url(s).unwrap_or_else(|| {
+                        super::scrub::redacted(s.split('^').next().unwrap_or(s))
+                    }),
+                )
+            }
+            "domain" if self.m.cookie_domain(s) => {
+                Some(format!("cookies of {}", s.trim_start_matches('.')))
+            }
+            _ if s.contains(':') => of_url(s),
             _ => None,
-        }
+        })
     }
 
     /// Refusal `r`'s message for client command `cmd`, naming what it refused (see
@@ -187,18 +177,13 @@ impl Policy {
 
     /// Whether `v` holds a browser-internal URL or names a target on one.
     pub(super) fn names_internal(&self, v: &Value) -> bool {
-        match v {
-            Value::String(s) => {
-                self.internal(s)
-                    || self
-                        .targets
-                        .get(s)
-                        .is_some_and(|t| t.info["url"].as_str().is_some_and(internal_url))
-            }
-            Value::Array(items) => items.iter().any(|i| self.names_internal(i)),
-            Value::Object(map) => map.values().any(|i| self.names_internal(i)),
-            _ => false,
-        }
+        walk::any_string(v, |_, s| {
+            self.internal(s)
+                || self
+                    .targets
+                    .get(s)
+                    .is_some_and(|t| t.info["url"].as_str().is_some_and(internal_url))
+        })
     }
 
     /// Whether a protected tab is open in browser context `context` (in any, for `None`): an

@@ -140,12 +140,9 @@ impl Policy {
     /// storage key, or a protected target's id: how a value the table does not describe is
     /// judged.
     fn names_anything(&self, v: &Value) -> bool {
-        match v {
-            Value::String(s) => self.off_limits(s) || self.m.storage_key(s) || self.hidden(s),
-            Value::Array(items) => items.iter().any(|i| self.names_anything(i)),
-            Value::Object(map) => map.values().any(|i| self.names_anything(i)),
-            _ => false,
-        }
+        super::walk::any_string(v, |_, s| {
+            self.off_limits(s) || self.m.storage_key(s) || self.hidden(s)
+        })
     }
 }
 

@@ -253,19 +253,9 @@ impl Policy {
     /// Whether a `Debugger` event's script URLs (`url`, `embedderName`, anywhere in it) name
     /// a load the session did not see end on an ordinary origin.
     pub(super) fn unseen_script(&self, key: &str, v: &Value) -> bool {
-        fn walk(p: &Policy, key: &str, v: &Value) -> bool {
-            match v {
-                Value::Object(map) => map.iter().any(|(k, child)| match child {
-                    Value::String(s) if k == "url" || k == "embedderName" => {
-                        !s.is_empty() && !p.readable(key, s)
-                    }
-                    _ => walk(p, key, child),
-                }),
-                Value::Array(items) => items.iter().any(|i| walk(p, key, i)),
-                _ => false,
-            }
-        }
-        walk(self, key, v)
+        super::walk::any_string(v, |k, s| {
+            matches!(k, Some("url" | "embedderName")) && !s.is_empty() && !self.readable(key, s)
+        })
     }
 
     /// A client command reading a resource by URL, or capturing a page that shows a protected

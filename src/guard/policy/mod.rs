@@ -154,6 +154,7 @@ mod sessions;
 mod state;
 pub mod table;
 mod targets;
+mod walk;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::RangeInclusive;

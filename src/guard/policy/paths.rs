@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use super::refusal::Refusal;
 use super::table::{Concern, Judge};
+use super::walk;
 
 /// What the caller's file system says about a local path, for [`LocalPaths::resolve`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,7 +294,7 @@ impl Protected {
         // know yet). Only the inside rule applies to these: each is judged lexically first,
         // then the rest are resolved together (one command's look-ups shared), in batches.
         let (mut found, mut batch) = (None, Vec::new());
-        strings(params, &mut |s| {
+        walk::each_string(params, |_, s| {
             if found.is_some() {
                 return;
             }
@@ -377,7 +378,7 @@ pub(super) fn each_path(method: &str, params: &Value, f: &mut dyn FnMut(&str, Us
 fn path_params<'a>(judges: &[(String, Judge)], v: &'a Value, f: &mut dyn FnMut(&'a str)) {
     for (name, judge) in judges {
         match (judge, v.get(name)) {
-            (Judge::Path, Some(at)) => strings(at, f),
+            (Judge::Path, Some(at)) => walk::each_string(at, |_, s| f(s)),
             (Judge::Members(members), Some(at)) => path_params(members, at, f),
             _ => {}
         }
@@ -388,16 +389,6 @@ fn path_params<'a>(judges: &[(String, Judge)], v: &'a Value, f: &mut dyn FnMut(&
 fn windows_absolute(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/')
-}
-
-/// Calls `f` on every string in `v`, depth first.
-fn strings<'a>(v: &'a Value, f: &mut dyn FnMut(&'a str)) {
-    match v {
-        Value::String(s) => f(s),
-        Value::Array(items) => items.iter().for_each(|i| strings(i, f)),
-        Value::Object(map) => map.values().for_each(|i| strings(i, f)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
@@ -615,7 +606,7 @@ mod batched {
         if found.is_some() {
             return found;
         }
-        strings(params, &mut |s| {
+        walk::each_string(params, |_, s| {
             if found.is_some() {
                 return;
             }

@@ -17,26 +17,10 @@ use serde_json::{json, Value};
 use super::command::Command;
 use super::refusal::Refusal;
 use super::state::Own;
-use super::{Output, Policy};
+use super::{walk, Output, Policy};
 
 /// The internal property holding a function's closure scopes.
 const SCOPES: &str = "[[Scopes]]";
-
-/// Visits every `(key, string value)` pair under `v`.
-fn strings<'a>(v: &'a Value, f: &mut dyn FnMut(&str, &'a str)) {
-    match v {
-        Value::Object(map) => {
-            for (k, child) in map {
-                match child {
-                    Value::String(s) => f(k, s),
-                    _ => strings(child, f),
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|i| strings(i, f)),
-        _ => {}
-    }
-}
 
 impl Policy {
     /// Whether `id` is a script id this session reported to the client as ordinary.
@@ -56,15 +40,11 @@ impl Policy {
     /// Whether anything under `v` names a protected or internal URL (`url`, `sourceURL`,
     /// `embedderName`, `sourceMapURL`) or a script the client was not shown (`scriptId`).
     fn names_hidden_script(&self, key: &str, v: &Value) -> bool {
-        let mut hit = false;
-        strings(v, &mut |k, s| {
-            hit |= match k {
-                "url" | "sourceURL" | "embedderName" | "sourceMapURL" => self.off_limits(s),
-                "scriptId" => !self.script_shown(key, s),
-                _ => false,
-            };
-        });
-        hit
+        walk::any_string(v, |k, s| match k {
+            Some("url" | "sourceURL" | "embedderName" | "sourceMapURL") => self.off_limits(s),
+            Some("scriptId") => !self.script_shown(key, s),
+            _ => false,
+        })
     }
 
     /// A client command of `Debugger` or `CSS`: the reason it is refused, if it is.
@@ -73,14 +53,14 @@ impl Policy {
         let domain = cmd.method.split('.').next().unwrap_or_default();
         let mut bad = false;
         match domain {
-            "Debugger" => strings(params, &mut |k, s| {
+            "Debugger" => walk::each_member(params, |k, s| {
                 bad |= match k {
                     "scriptId" => !self.script_shown(key, s),
                     "url" => self.off_limits(s),
                     _ => false,
                 };
             }),
-            "CSS" => strings(params, &mut |k, s| {
+            "CSS" => walk::each_member(params, |k, s| {
                 bad |= k == "styleSheetId" && !self.sheet_shown(key, s);
             }),
             _ => {}
@@ -257,7 +237,7 @@ impl Policy {
     pub(super) fn learn_objects(&mut self, v: &Value) {
         let key = super::session_of(v);
         let mut ids = Vec::new();
-        strings(v, &mut |k, s| {
+        walk::each_member(v, |k, s| {
             if k == "objectId" {
                 ids.push(s.to_string());
             }
@@ -274,7 +254,7 @@ impl Policy {
     /// function gets one whether the client is shown it or not). Why it is refused, if it is.
     pub(super) fn object_command(&mut self, cmd: &Command) -> Option<Refusal<'static>> {
         let mut named = Vec::new();
-        strings(cmd.params, &mut |k, s| {
+        walk::each_member(cmd.params, |k, s| {
             if OBJECT_KEYS.contains(&k) {
                 named.push(s.to_string());
             }
