@@ -178,11 +178,7 @@ impl Policy {
     /// Whether `v` holds a browser-internal URL or names a target on one.
     pub(super) fn names_internal(&self, v: &Value) -> bool {
         walk::any_string(v, |_, s| {
-            self.internal(s)
-                || self
-                    .targets
-                    .get(s)
-                    .is_some_and(|t| t.info["url"].as_str().is_some_and(internal_url))
+            self.internal(s) || self.targets.get(s).is_some_and(|t| internal_url(t.url()))
         })
     }
 
@@ -192,8 +188,8 @@ impl Policy {
         self.targets.values().any(|t| {
             t.protected
                 && matches!(t.kind.as_str(), "page" | "tab")
-                && !t.info["url"].as_str().is_some_and(internal_url)
-                && context.is_none_or(|c| t.info.get("browserContextId") == Some(c))
+                && !internal_url(t.url())
+                && context.is_none_or(|c| t.context() == Some(c))
         })
     }
 

@@ -104,10 +104,7 @@ impl Policy {
             }
             Judge::Target => {
                 let t = s?;
-                let internal = self
-                    .targets
-                    .get(t)
-                    .is_some_and(|r| r.info["url"].as_str().is_some_and(|u| self.internal(u)));
+                let internal = self.targets.get(t).is_some_and(|r| self.internal(r.url()));
                 if internal {
                     Some(Named::Internal)
                 } else {

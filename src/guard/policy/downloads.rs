@@ -131,7 +131,7 @@ impl Policy {
             let context = self
                 .session(key)
                 .and_then(|s| self.targets.get(&s.target))
-                .and_then(|t| t.info["browserContextId"].as_str())
+                .and_then(|t| t.context()?.as_str())
                 .unwrap_or_default()
                 .to_string();
             self.remember_folder(context, folder);
@@ -201,21 +201,18 @@ impl Policy {
         }
         // The download's browser context, when its frame is a target the policy knows; else
         // every context the client chose a folder for, and the default one.
-        let mut contexts: Vec<Option<String>> = match self
-            .targets
-            .get(frame)
-            .and_then(|t| t.info["browserContextId"].as_str())
-        {
-            Some(c) => vec![Some(c.to_string())],
-            None => self
-                .downloads
-                .folders
-                .keys()
-                .filter(|c| !c.is_empty())
-                .map(|c| Some(c.clone()))
-                .chain(std::iter::once(None))
-                .collect(),
-        };
+        let mut contexts: Vec<Option<String>> =
+            match self.targets.get(frame).and_then(|t| t.context()?.as_str()) {
+                Some(c) => vec![Some(c.to_string())],
+                None => self
+                    .downloads
+                    .folders
+                    .keys()
+                    .filter(|c| !c.is_empty())
+                    .map(|c| Some(c.clone()))
+                    .chain(std::iter::once(None))
+                    .collect(),
+            };
         contexts.dedup();
         for context in contexts {
             let mut p = json!({"guid": guid});

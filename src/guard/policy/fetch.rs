@@ -448,7 +448,7 @@ impl Policy {
         let Some(t) = self.targets.get(target) else {
             return false;
         };
-        let url = t.info["url"].as_str().unwrap_or_default();
+        let url = t.url();
         t.kind == "page"
             && frame == Some(target)
             && t.info["openerId"].as_str().is_some_and(|o| !o.is_empty())

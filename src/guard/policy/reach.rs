@@ -51,12 +51,7 @@ impl Policy {
         self.frame_hosts
             .get(target)
             .map(String::as_str)
-            .or_else(|| {
-                self.targets
-                    .get(target)
-                    .and_then(|t| t.info.get("parentId"))
-                    .and_then(|p| p.as_str())
-            })
+            .or_else(|| self.targets.get(target).and_then(|t| t.parent()))
     }
 
     /// Whether session `key`'s tab holds its target under a protected one: the target itself,
@@ -93,7 +88,7 @@ impl Policy {
             let Some(t) = self.targets.get(&at) else {
                 return false;
             };
-            let url = t.info["url"].as_str().unwrap_or_default();
+            let url = t.url();
             if self.m.shares_site(url) || self.hidden(&at) {
                 return true;
             }
@@ -101,13 +96,7 @@ impl Policy {
                 return false;
             }
             // No origin of its own: the process is its maker's.
-            let maker = self.holder(&at).map(str::to_string).or_else(|| {
-                t.info
-                    .get("openerId")
-                    .or_else(|| t.info.get("openerFrameId"))
-                    .and_then(|o| o.as_str())
-                    .map(str::to_string)
-            });
+            let maker = self.holder(&at).or_else(|| t.opener()).map(str::to_string);
             match maker {
                 Some(m) => at = m,
                 None => return false,

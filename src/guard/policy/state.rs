@@ -149,6 +149,31 @@ pub(crate) struct TargetRecord {
     pub(crate) error_page: bool,
 }
 
+impl TargetRecord {
+    /// Its URL (empty when the browser gave none).
+    pub(crate) fn url(&self) -> &str {
+        self.info["url"].as_str().unwrap_or_default()
+    }
+
+    /// Its browser context's id, as the browser wrote it.
+    pub(crate) fn context(&self) -> Option<&Value> {
+        self.info.get("browserContextId")
+    }
+
+    /// The target that opened it (`openerId`), else the frame (`openerFrameId`).
+    pub(crate) fn opener(&self) -> Option<&str> {
+        self.info
+            .get("openerId")
+            .or_else(|| self.info.get("openerFrameId"))
+            .and_then(Value::as_str)
+    }
+
+    /// The target whose document holds it (`parentId`: an iframe target's).
+    pub(crate) fn parent(&self) -> Option<&str> {
+        self.info.get("parentId").and_then(Value::as_str)
+    }
+}
+
 /// How many blocked URLs a target remembers.
 pub(crate) const BLOCKED_KEPT: usize = 8;
 

@@ -58,7 +58,7 @@ impl Policy {
         for _ in 0..8 {
             let mut changed = Vec::new();
             for (id, t) in &self.targets {
-                let url = t.info["url"].as_str().unwrap_or_default();
+                let url = t.url();
                 let opener = self.opener_of(&t.info);
                 // A page (or its tab) listed at the first discovery whose document inherited its origin
                 // from an opener that is ordinary now: the opener may have been protected when
