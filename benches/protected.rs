@@ -4,7 +4,9 @@
 //! - `url::Url::parse` + host: the `url` crate's parse and its `host_str`;
 //! - `ada_url::Url::parse` + hostname: ada (C++, through the `ada-url` crate), where it builds;
 //! - `Matcher::url`: the default matcher;
-//! - `strict Matcher::cookie_url`: what the guard asks of every URL it judges.
+//! - `strict Matcher::cookie_url`: what the guard asks of every URL it judges;
+//! - `Matcher::url protecting 3 patterns`: the default matcher with a user's site, host pattern
+//!   and origin (`--protect bank.example --protect *.corp.example --protect https://nas.example:5001`).
 //!
 //! The classes are `benches/support/classes.rs`'s (ASCII odd forms, tabs and newlines, IDNA
 //! hosts, percent escapes, leading controls, inner schemes), then the ordinary and the
@@ -32,6 +34,12 @@ fn bench(c: &mut Criterion) {
     let cat = slicc_browsers::shared_catalog();
     let matcher = Matcher::new(&cat.protected_origins, mixes::EXTRA_ORIGINS).unwrap();
     let strict = matcher.clone().strict();
+    let patterns: Vec<slicc_browsers::protected::ProtectPattern> =
+        ["bank.example", "*.corp.example", "https://nas.example:5001"]
+            .iter()
+            .map(|p| p.parse().unwrap())
+            .collect();
+    let user = matcher.clone().protecting(&patterns);
     let mut sets: Vec<(&str, Vec<String>)> = classes::CLASSES
         .iter()
         .map(|&(name, seed)| (name, classes::class(name, seed, N)))
@@ -46,7 +54,7 @@ fn bench(c: &mut Criterion) {
             "{name}: {} URLs, {protected} protected, {parsed} parse",
             urls.len()
         );
-        interleaved(name, urls, &matcher, &strict);
+        interleaved(name, urls, &matcher, &strict, &user);
         let mut group = c.benchmark_group(format!("protected/{name}"));
         group.throughput(Throughput::Elements(urls.len() as u64));
         group.sample_size(10);
@@ -77,12 +85,15 @@ fn bench(c: &mut Criterion) {
                     .count()
             })
         });
+        group.bench_function("Matcher::url protecting 3 patterns", |b| {
+            b.iter(|| urls.iter().filter(|u| user.url(black_box(u))).count())
+        });
         group.finish();
     }
 }
 
 /// The judges of one class timed in turn, 25 rounds; prints each one's fastest round.
-fn interleaved(name: &str, urls: &[String], matcher: &Matcher, strict: &Matcher) {
+fn interleaved(name: &str, urls: &[String], matcher: &Matcher, strict: &Matcher, user: &Matcher) {
     type Judge<'a> = (&'a str, Box<dyn Fn(&str) -> usize + 'a>);
     let mut judges: Vec<Judge> = vec![
         (
@@ -93,6 +104,10 @@ fn interleaved(name: &str, urls: &[String], matcher: &Matcher, strict: &Matcher)
         (
             "strict cookie_url",
             Box::new(|u| usize::from(strict.cookie_url(u))),
+        ),
+        (
+            "matcher + 3 patterns",
+            Box::new(|u| usize::from(user.url(u))),
         ),
     ];
     #[cfg(not(target_os = "wasi"))]

@@ -51,6 +51,7 @@ SUBMODULE_LAYERS = {
     "protected": [
         ["reason", "syntax"],  # what a finding says; URL text split the WHATWG and Chromium ways
         ["host", "pattern"],  # hosts, IPs and extra origins; host patterns with unknown parts
+        ["protect"],  # the user's sites, host patterns and origins (--protect), read once
         ["rules"],  # the compiled protectedOrigins and the questions asked of them
         ["fast", "divergence"],  # the byte-level fast paths; every fail-closed divergence judgment
         ["matcher"],  # Matcher, the public face: rules 1 to 4 and targets, cookies, storage keys

@@ -100,14 +100,30 @@ pub fn certify(
     options: &SelfTestOptions,
     on_row: &(dyn Fn(&RowResult) + Sync),
 ) -> Result<CertifyReport, SelfTestError> {
+    certify_protecting(set, options, &[], on_row)
+}
+
+/// [`certify`] with a proxy that also protects the user's `patterns` (`guard proxy
+/// --protect`, `guard certify --protect`): with an origin map that puts `seven`, `vault`,
+/// `vault-x` and `apex` on a site the catalog does not name (`http://seven.bank.example`, …)
+/// and `--protect bank.example`, the guard vectors hold the proxy to that site as they hold it
+/// to seven's.
+pub fn certify_protecting(
+    set: &Vectors,
+    options: &SelfTestOptions,
+    patterns: &[crate::protected::ProtectPattern],
+    on_row: &(dyn Fn(&RowResult) + Sync),
+) -> Result<CertifyReport, SelfTestError> {
+    let patterns = patterns.to_vec();
     let (rows, elapsed) = run_in_chromium(
         set,
         options,
-        |program, hosts, port, options| {
+        move |program: &str, hosts: &[String], port: u16, options: &SelfTestOptions| {
             let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
             let chromium = Chromium::launch(program, &hosts, port).map_err(SlotError::Chromium)?;
             let mut proxy_options = ProxyOptions::new(&chromium.http_url());
             proxy_options.origins = vec![own_origin(options)];
+            proxy_options.protect = patterns.clone();
             // The slot's profile, as slicc-cli protects the user-data dir it discovered.
             proxy_options.protect_paths = vec![chromium.profile_dir().display().to_string()];
             let proxy = Proxy::start(proxy_options).map_err(SlotError::Proxy)?;

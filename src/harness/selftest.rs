@@ -354,14 +354,19 @@ pub fn rows_selected(set: &Vectors, options: &SelfTestOptions) -> Result<usize, 
 /// guarded client and observer connected to the two URLs `endpoints` gives. The stand-in is
 /// started first and closed last, after every slot's browser is gone. Returns the judged rows
 /// in set order and how long the run took.
-pub(crate) fn run_in_chromium<B: Send + 'static, E: std::error::Error + Send + Sync + 'static>(
+pub(crate) fn run_in_chromium<B, E, L>(
     set: &Vectors,
     options: &SelfTestOptions,
-    launch: fn(&str, &[String], u16, &SelfTestOptions) -> Result<B, E>,
+    launch: L,
     endpoints: fn(&B) -> (String, String),
     transport: &'static str,
     on_row: &(dyn Fn(&RowResult) + Sync),
-) -> Result<(Vec<RowResult>, Duration), SelfTestError> {
+) -> Result<(Vec<RowResult>, Duration), SelfTestError>
+where
+    B: Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+    L: Fn(&str, &[String], u16, &SelfTestOptions) -> Result<B, E> + Send + Sync + 'static,
+{
     if !Path::new(&options.chromium).exists() {
         return Err(SelfTestError::NotInstalled(options.chromium.clone()));
     }

@@ -47,6 +47,11 @@ pub(super) fn is_at_or_under_bytes(name: &[u8], domain: &[u8]) -> bool {
         && name[name.len() - domain.len()..].eq_ignore_ascii_case(domain)
 }
 
+/// `name` ends with `.domain` (ASCII case-insensitive): a host under `domain`, not `domain`.
+pub(super) fn is_strictly_under(name: &[u8], domain: &[u8]) -> bool {
+    name.len() > domain.len() && is_at_or_under_bytes(name, domain)
+}
+
 /// `name` is `domain` or ends with `.domain` (ASCII case-insensitive).
 pub(super) fn is_at_or_under(name: &str, domain: &str) -> bool {
     is_at_or_under_bytes(name.as_bytes(), domain.as_bytes())
@@ -96,6 +101,8 @@ pub(super) struct Extra {
     pub(super) host: String,
     /// `None` for the scheme's default port.
     pub(super) port: Option<u16>,
+    /// Given as a user's pattern (`ProtectPattern::Origin`), not as an extra origin.
+    pub(super) protect: bool,
 }
 
 impl Extra {
@@ -109,7 +116,19 @@ impl Extra {
             scheme: origin.scheme,
             host: origin.host,
             port: origin.port,
+            protect: false,
         })
+    }
+
+    /// A user's origin pattern (`ProtectPattern::Origin`), already read.
+    pub(super) fn protected(origin: &Origin) -> Extra {
+        Extra {
+            text: origin.to_string(),
+            scheme: origin.scheme.clone(),
+            host: origin.host.clone(),
+            port: origin.port,
+            protect: true,
+        }
     }
 
     /// The host as an IP address, when it is one.

@@ -14,6 +14,7 @@ use super::reason::{Divergence, Explain, Quiet, Reason, Record, Rule};
 use super::rules::{too_deep, Inheriting, Rules};
 use super::syntax::{clean, fold_path, trim_dot};
 use super::Opener;
+use super::ProtectPattern;
 use crate::catalog::ProtectedOrigins;
 use crate::error::Error;
 
@@ -50,6 +51,40 @@ impl Matcher {
         extra_origins: &[S],
     ) -> Result<Matcher, Error> {
         Rules::new(origins, extra_origins).map(|rules| Matcher { rules })
+    }
+
+    /// This matcher protecting the user's own sites, host patterns and origins too
+    /// ([`ProtectPattern`], the command line's `--protect`), with every reading and amendment
+    /// it applies to the catalog's domains and extra origins. A pattern already given is not
+    /// added again, so calling it twice with the same patterns changes nothing.
+    ///
+    /// ```
+    /// use slicc_browsers::protected::{Matcher, ProtectPattern};
+    /// let cat = slicc_browsers::shared_catalog();
+    /// let patterns: Vec<ProtectPattern> = ["bank.example", "*.corp.example", "http://nas.example:5000"]
+    ///     .iter()
+    ///     .map(|p| p.parse().unwrap())
+    ///     .collect();
+    /// let m = Matcher::new(&cat.protected_origins, &[] as &[&str]).unwrap().protecting(&patterns);
+    /// assert!(m.url("blob:https://LOGIN.bank.example/x"));
+    /// assert!(m.url("https://wiki.corp.example/"));
+    /// assert!(!m.url("https://corp.example/"));
+    /// assert!(m.url("http://nas.example:5000/"));
+    /// assert!(!m.url("http://nas.example:5001/"));
+    /// assert!(m.cookie_domain(".corp.example"));
+    /// assert_eq!(
+    ///     m.explain("https://login.bank.example/").unwrap().to_string(),
+    ///     "host login.bank.example is under the protected pattern bank.example"
+    /// );
+    /// ```
+    pub fn protecting(mut self, patterns: &[ProtectPattern]) -> Matcher {
+        self.rules.protect(patterns);
+        self
+    }
+
+    /// The user's patterns this matcher protects ([`Matcher::protecting`]), in order.
+    pub fn protect_patterns(&self) -> &[ProtectPattern] {
+        &self.rules.patterns
     }
 
     /// This matcher with readings stricter than the spec's rules, which fail closed where no
@@ -354,14 +389,20 @@ impl Matcher {
         &self.rules.refusal
     }
 
-    /// The extra origins, as given.
+    /// The extra origins, as given (not the user's origin patterns: see
+    /// [`Matcher::protect_patterns`]).
     pub fn extra_origins(&self) -> impl Iterator<Item = &str> {
-        self.rules.extras.iter().map(|e| e.text.as_str())
+        self.rules
+            .extras
+            .iter()
+            .filter(|e| !e.protect)
+            .map(|e| e.text.as_str())
     }
 
     /// The host texts a protected URL's host is or ends with, as a browser writes a URL it
     /// loads (lower case, IDNA and number forms resolved, no trailing dot): the catalog's
-    /// domains and hosts and the extra origins' hosts (an IPv6 one in brackets). Every
+    /// domains and hosts, the user's sites and host patterns' domains, and the extra origins'
+    /// hosts (an IPv6 one in brackets). Every
     /// `http(s)` URL [`Matcher::url`] protects, in the canonical form a browser reports,
     /// contains one of them; the guard's interception patterns are built on that.
     #[cfg_attr(not(feature = "guard"), allow(dead_code))]
@@ -370,6 +411,7 @@ impl Matcher {
         rules
             .domains
             .iter()
+            .chain(&rules.under)
             .chain(&rules.hosts)
             .map(String::as_str)
             .chain(rules.extras.iter().map(|e| e.host.as_str()))
@@ -409,7 +451,8 @@ impl Matcher {
         let Some(host) = Url::parse(url).ok().and_then(|u| u.host_str().map(site_of)) else {
             return false;
         };
-        let protected = self.rules.domains.iter().chain(&self.rules.hosts);
+        let rules = &self.rules;
+        let protected = rules.domains.iter().chain(&rules.under).chain(&rules.hosts);
         protected
             .map(String::as_str)
             .chain(self.rules.extras.iter().map(|e| e.host.as_str()))

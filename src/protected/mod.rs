@@ -154,6 +154,7 @@
 //
 //   reason, syntax     what a finding says; URL text split the WHATWG and Chromium ways
 //   host, pattern      hosts, IPs and extra origins; host patterns with unknown parts
+//   protect            the user's sites, host patterns and origins (`--protect`), read once
 //   rules              the compiled protectedOrigins and the questions asked of them
 //   fast, divergence   the byte-level fast paths; every fail-closed divergence judgment
 //   matcher            Matcher, the public face: rules 1 to 4 (`judge`) and the target,
@@ -169,6 +170,8 @@ mod matcher;
 #[cfg(feature = "protected")]
 mod pattern;
 #[cfg(feature = "protected")]
+mod protect;
+#[cfg(feature = "protected")]
 mod reason;
 #[cfg(feature = "protected")]
 mod rules;
@@ -181,6 +184,8 @@ mod vectors;
 
 #[cfg(feature = "protected")]
 pub use matcher::Matcher;
+#[cfg(feature = "protected")]
+pub use protect::{BadPattern, ProtectPattern};
 #[cfg(feature = "protected")]
 pub use reason::{Divergence, Reason, Rule};
 #[cfg(feature = "corpus")]

@@ -158,6 +158,14 @@ pub(super) fn could_be_under(pattern: &[Piece], domain: &str) -> bool {
         .any(|&(under, dot)| intersects(pattern, &target(domain, under, dot)))
 }
 
+/// Whether a pattern could be a name under `domain` (not `domain` itself), with or without
+/// one trailing dot.
+pub(super) fn could_be_strictly_under(pattern: &[Piece], domain: &str) -> bool {
+    [false, true]
+        .iter()
+        .any(|&dot| intersects(pattern, &target(domain, true, dot)))
+}
+
 /// The text of a pattern without unknown parts.
 pub(super) fn known_text(pattern: &[Piece]) -> Option<String> {
     pattern

@@ -33,6 +33,16 @@ pub enum Rule {
         /// The protected domain.
         domain: String,
     },
+    /// The host or origin is matched by one of the user's patterns
+    /// ([`ProtectPattern`](super::ProtectPattern), the command line's `--protect`).
+    Protect {
+        /// The host (lower case, without one trailing dot) or, for an origin pattern, the
+        /// origin.
+        matched: String,
+        /// The pattern, as it reads after parsing (`bank.example`, `*.corp.example`,
+        /// `https://host:8443`).
+        pattern: String,
+    },
     /// `scheme://host[:port]` is one of the extra origins.
     ExtraOrigin {
         /// The extra origin, as given to the matcher.
@@ -102,6 +112,15 @@ impl fmt::Display for Rule {
                 write!(f, "host {host} is a protected domain")
             }
             Rule::Domain { host, domain } => write!(f, "host {host} is under {domain}"),
+            Rule::Protect { matched, pattern } if matched == pattern && pattern.contains("://") => {
+                write!(f, "origin {matched} is protected by the pattern {pattern}")
+            }
+            Rule::Protect { matched, pattern } if matched == pattern => {
+                write!(f, "host {matched} is the protected site {pattern}")
+            }
+            Rule::Protect { matched, pattern } => {
+                write!(f, "host {matched} is under the protected pattern {pattern}")
+            }
             Rule::ExtraOrigin { origin } => write!(f, "origin {origin} is an extra origin"),
             Rule::FailClosed {
                 divergence,

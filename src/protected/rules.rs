@@ -9,10 +9,14 @@
 
 use url::{Host, Url};
 
-use super::host::{ip_of, is_at_or_under, is_at_or_under_bytes, parse_host, Extra};
-use super::pattern::{
-    all_ipv4_chars, could_be_name, could_be_under, has_ipv6_chars, known_text, Piece,
+use super::host::{
+    ip_of, is_at_or_under, is_at_or_under_bytes, is_strictly_under, parse_host, Extra,
 };
+use super::pattern::{
+    all_ipv4_chars, could_be_name, could_be_strictly_under, could_be_under, has_ipv6_chars,
+    known_text, Piece,
+};
+use super::protect::ProtectPattern;
 use super::reason::{Record, Rule};
 use super::syntax::{fold_path, is_scheme, trim_dot, unbracket};
 use super::MAX_INNER;
@@ -23,7 +27,16 @@ use crate::error::Error;
 /// whether the stricter readings apply.
 #[derive(Debug, Clone)]
 pub(super) struct Rules {
+    /// The catalog's domains, then the user's sites ([`ProtectPattern::Site`]) from
+    /// `catalog_domains` on.
     pub(super) domains: Vec<String>,
+    /// How many of `domains` are the catalog's.
+    pub(super) catalog_domains: usize,
+    /// The user's host patterns' domains ([`ProtectPattern::Subdomains`]): every host under
+    /// one, not the domain itself.
+    pub(super) under: Vec<String>,
+    /// The user's patterns, as given to `Matcher::protecting`.
+    pub(super) patterns: Vec<ProtectPattern>,
     pub(super) hosts: Vec<String>,
     pub(super) schemes: Vec<String>,
     pub(super) inner_schemes: Vec<String>,
@@ -46,10 +59,15 @@ pub(super) struct Inheriting {
     pub(super) path: String,
 }
 
-/// Which entry of `hosts` or `domains` a host matched.
+/// Which entry of `hosts`, `domains` or `under` a host matched.
 pub(super) enum HostHit<'a> {
     Host,
+    /// One of the catalog's domains.
     Domain(&'a str),
+    /// One of the user's sites.
+    Site(&'a str),
+    /// Under one of the user's host patterns' domains.
+    Under(&'a str),
 }
 
 /// Whether an inner URL at `depth` is nested past [`MAX_INNER`], so no more inner schemes are
@@ -112,6 +130,9 @@ impl Rules {
         Ok(Rules {
             fast_http: plain("http"),
             fast_https: plain("https"),
+            catalog_domains: domains.len(),
+            under: Vec::new(),
+            patterns: Vec::new(),
             domains,
             hosts,
             schemes,
@@ -122,6 +143,26 @@ impl Rules {
             extras,
             strict: false,
         })
+    }
+
+    /// Adds the user's patterns: sites to `domains`, host patterns to `under`, origins to the
+    /// extra origins; one already there is not added again.
+    pub(super) fn protect(&mut self, patterns: &[ProtectPattern]) {
+        for pattern in patterns {
+            if self.patterns.contains(pattern) {
+                continue;
+            }
+            match pattern {
+                ProtectPattern::Site { name } => {
+                    if !self.domains[self.catalog_domains..].contains(name) {
+                        self.domains.push(name.clone());
+                    }
+                }
+                ProtectPattern::Subdomains { domain } => self.under.push(domain.clone()),
+                ProtectPattern::Origin(origin) => self.extras.push(Extra::protected(origin)),
+            }
+            self.patterns.push(pattern.clone());
+        }
     }
 
     /// Whether `scheme` is one of `schemes` (rule 3).
@@ -158,13 +199,27 @@ impl Rules {
                         host: host.to_ascii_lowercase(),
                         domain: domain.to_string(),
                     },
+                    HostHit::Site(name) => Rule::Protect {
+                        matched: host.to_ascii_lowercase(),
+                        pattern: name.to_string(),
+                    },
+                    HostHit::Under(domain) => Rule::Protect {
+                        matched: host.to_ascii_lowercase(),
+                        pattern: format!("*.{domain}"),
+                    },
                 });
                 return true;
             }
         }
         if let Some(extra) = self.extra_match(scheme, host.as_bytes(), port) {
-            rec.found(|| Rule::ExtraOrigin {
-                origin: extra.text.clone(),
+            rec.found(|| match extra.protect {
+                true => Rule::Protect {
+                    matched: extra.text.clone(),
+                    pattern: extra.text.clone(),
+                },
+                false => Rule::ExtraOrigin {
+                    origin: extra.text.clone(),
+                },
             });
             return true;
         }
@@ -181,10 +236,27 @@ impl Rules {
         {
             return Some(HostHit::Host);
         }
-        self.domains
+        if let Some(i) = self
+            .domains
             .iter()
-            .find(|d| is_at_or_under_bytes(host, d.as_bytes()))
-            .map(|d| HostHit::Domain(d))
+            .position(|d| is_at_or_under_bytes(host, d.as_bytes()))
+        {
+            let d = self.domains[i].as_str();
+            return Some(match i < self.catalog_domains {
+                true => HostHit::Domain(d),
+                false => HostHit::Site(d),
+            });
+        }
+        self.under
+            .iter()
+            .find(|d| is_strictly_under(host, d.as_bytes()))
+            .map(|d| HostHit::Under(d))
+    }
+
+    /// The domains whose cookies, and whose hosts' cookies, are protected: `domains` and
+    /// `under` (a cookie set on a host pattern's domain is sent to every host under it).
+    fn cookie_domains(&self) -> impl Iterator<Item = &String> {
+        self.domains.iter().chain(&self.under)
     }
 
     /// Rule 4: the extra origin with this scheme, host (any case, one trailing dot already
@@ -206,14 +278,14 @@ impl Rules {
     pub(super) fn cookie_name(&self, name: &str) -> bool {
         let strict = self.strict;
         let bare = move |h| if strict { unbracket(h) } else { h };
-        if self.domains.iter().any(|d| is_at_or_under(name, d)) {
+        if self.cookie_domains().any(|d| is_at_or_under(name, d)) {
             return true;
         }
         let name = bare(name);
         let named = self
             .hosts
             .iter()
-            .chain(&self.domains)
+            .chain(self.cookie_domains())
             .map(String::as_str)
             .chain(self.extras.iter().map(|e| e.host.as_str()));
         named.map(bare).any(|host| is_at_or_under(host, name))
@@ -233,6 +305,13 @@ impl Rules {
             if let Some(h) = self.hosts.iter().find(|h| could_be_name(pattern, h)) {
                 return Some(h.clone());
             }
+            if let Some(d) = self
+                .under
+                .iter()
+                .find(|d| could_be_strictly_under(pattern, d))
+            {
+                return Some(format!("*.{d}"));
+            }
         }
         self.extras
             .iter()
@@ -251,11 +330,11 @@ impl Rules {
             let name = text.trim_matches('.');
             return !name.is_empty() && self.cookie_name(name);
         }
-        let under = self.domains.iter().any(|d| could_be_under(pattern, d));
+        let under = self.cookie_domains().any(|d| could_be_under(pattern, d));
         let names = self
             .hosts
             .iter()
-            .chain(&self.domains)
+            .chain(self.cookie_domains())
             .map(String::as_str)
             .chain(self.extras.iter().map(|e| unbracket(&e.host)));
         let parent = names.into_iter().any(|name| {

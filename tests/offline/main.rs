@@ -44,6 +44,7 @@ mod protected;
 mod protected_cli;
 mod protected_fast;
 mod protected_strict;
+mod protected_user;
 mod rules_doc;
 mod validate_catalog;
 mod validate_corpus;

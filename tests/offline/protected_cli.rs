@@ -242,3 +242,160 @@ fn check_refuses_what_is_not_an_absolute_url_and_reads_a_bare_host_as_https() {
     assert_eq!(o.status.code(), Some(0));
     assert!(o.stderr.is_empty());
 }
+
+#[test]
+fn check_protects_the_users_sites_and_says_which_pattern() {
+    let o = cli(
+        &[
+            "check",
+            "--protect",
+            "bank.example",
+            "--protect=*.corp.example",
+            "--protect",
+            "https://nas.example:5001",
+            "https://login.bank.example/",
+            "https://ＬＯＧＩＮ.%62ank.example.:8443/x",
+            "https://wiki.corp.example/",
+            "https://corp.example/",
+            "https://nas.example:5001/",
+            "https://bank.example.evil.test/",
+        ],
+        "",
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "protected  https://login.bank.example/  (host login.bank.example is under the \
+             protected pattern bank.example)",
+            "protected  https://ＬＯＧＩＮ.%62ank.example.:8443/x  (host login.bank.example is \
+             under the protected pattern bank.example)",
+            "protected  https://wiki.corp.example/  (host wiki.corp.example is under the \
+             protected pattern *.corp.example)",
+            "allowed    https://corp.example/",
+            "protected  https://nas.example:5001/  (origin https://nas.example:5001 is \
+             protected by the pattern https://nas.example:5001)",
+            "allowed    https://bank.example.evil.test/",
+        ],
+        "{out}"
+    );
+    assert_eq!(o.status.code(), Some(1));
+    // Without the pattern the bank is an ordinary site.
+    let o = cli(&["check", "https://login.bank.example/"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // --json-lines takes the patterns too.
+    let o = cli(
+        &["check", "--protect", "bank.example", "--json-lines"],
+        "\"http://x.BANK.example/\"\n\"http://bank.test/\"\n",
+    );
+    assert_eq!(
+        stdout(&o),
+        "{\"url\":\"http://x.BANK.example/\",\"protected\":true}\n\
+         {\"url\":\"http://bank.test/\",\"protected\":false}\n"
+    );
+}
+
+#[test]
+fn check_reads_a_protect_file_and_names_a_bad_pattern() {
+    let dir = std::env::temp_dir().join(format!("slicc-protect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.txt");
+    std::fs::write(&good, "# my sites\n\nbank.example\n   *.corp.example  \n").unwrap();
+    let good = good.to_str().unwrap();
+    let o = cli(
+        &[
+            "check",
+            "--protect-file",
+            good,
+            "https://a.bank.example/",
+            "https://b.corp.example/",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o).matches("protected  ").count(),
+        2,
+        "{}",
+        stdout(&o)
+    );
+
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "bank.example\n# fine\nbank.example:8443\n").unwrap();
+    let o = cli(
+        &[
+            "check",
+            "--protect-file",
+            bad.to_str().unwrap(),
+            "https://x.test/",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("line 3") && err.contains("\"bank.example:8443\""),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "nothing judged");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    for bad in [
+        "",
+        "*",
+        "a.*.example",
+        "bank.example/login",
+        "10.0.0.1",
+        "xn--a.example",
+        "https://bank.example/login",
+        "https:bank.example",
+    ] {
+        let o = cli(&["check", "--protect", bad, "https://x.test/"], "");
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert!(err.contains("--protect"), "{bad:?}: {err}");
+        if !bad.is_empty() {
+            assert!(err.contains(&format!("{bad:?}")), "{bad:?}: {err}");
+        }
+        assert!(o.stdout.is_empty(), "{bad:?}");
+    }
+}
+
+#[cfg(feature = "cli-full")]
+#[test]
+fn guard_proxy_refuses_a_bad_pattern_before_it_starts() {
+    // No browser listens on port 1: the pattern is read (and refused) first.
+    let o = cli(
+        &[
+            "guard",
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--protect",
+            "*bank.example",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("\"*bank.example\"") && err.contains("usage: slicc-browsers guard proxy"),
+        "{err}"
+    );
+    // A good pattern gets as far as the browser.
+    let o = cli(
+        &[
+            "guard",
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--protect",
+            "bank.example",
+        ],
+        "",
+    );
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("protecting bank.example (--protect)"), "{err}");
+    assert_ne!(o.status.code(), Some(0), "{err}");
+}

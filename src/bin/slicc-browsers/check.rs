@@ -1,4 +1,5 @@
-//! `slicc-browsers check [--origin <origin>]... <url>...` and `check --json-lines`.
+//! `slicc-browsers check [--origin <origin>]... [--protect <pattern>]... <url>...` and
+//! `check --json-lines`.
 //!
 //! Each argument must be an absolute URL; one without a scheme that reads as a host (and
 //! path) is judged as `https://` that, and said so on stderr. Anything else is a usage error
@@ -18,6 +19,7 @@ use crate::output::outln;
 /// in the output; 2 when the input is not JSON strings).
 pub fn run(mut args: Args) -> Result<ExitCode, String> {
     let origins = args.values("--origin")?;
+    let patterns = crate::protect::take(&mut args)?;
     let json_lines = args.flag("--json-lines");
     let urls = args.positionals();
     args.finish()?;
@@ -25,7 +27,8 @@ pub fn run(mut args: Args) -> Result<ExitCode, String> {
         &slicc_browsers::shared_catalog().protected_origins,
         &origins,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| e.to_string())?
+    .protecting(&patterns);
     if json_lines {
         if !urls.is_empty() {
             return crate::args::usage(

@@ -17,11 +17,19 @@ pub const USAGE: &str = "\
                       serve the guard vectors' stand-in (HTTP, every route on every host);
                       print its origin, then each request it logs as a JSON line
   guard proxy --upstream <cdp-url> [--listen 127.0.0.1:0] [--origin O]...
+              [--protect PATTERN]... [--protect-file FILE]...
               [--protect-path DIR]... [--max-connections N] [--log FILE|-]
               [--remote-allow-origins O[,O...]] [--quiet] [--wait-for-browser]
                       a CDP relay in front of the browser at <cdp-url> (http://host:port or
                       its ws:// URL) that keeps browser control off the protected origins;
                       print its endpoint (cdp, webSocketDebuggerUrl) and serve until killed;
+                      --protect: a site of yours to keep it off too: bank.example (the
+                      host and every host under it, any port), *.corp.example (the hosts
+                      under corp.example, not corp.example) or an origin https://host:port;
+                      read as seven's origins are (every spelling a browser reads as such a
+                      host); an IP address is given as an origin; --protect-file: one
+                      pattern a line, blank lines and lines starting with # skipped; a bad
+                      pattern is exit 2, naming it;
                       --protect-path: a local folder no command may name a file in (file
                       inputs, drops, downloads); the browser's user-data dir (and its cache
                       dir) when discovery finds it on this machine is protected too, and
@@ -108,7 +116,8 @@ fn fixture(mut args: Args) -> Result<ExitCode, String> {
     }
 }
 
-/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--protect-path DIR]...
+/// `guard proxy --upstream <cdp-url> [--listen ADDR] [--origin O]... [--protect PATTERN]...
+/// [--protect-file FILE]... [--protect-path DIR]...
 /// [--max-connections N] [--log FILE|-] [--remote-allow-origins O[,O...]]`: serves until
 /// killed.
 fn proxy(mut args: Args) -> Result<ExitCode, String> {
@@ -116,6 +125,7 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
     let upstream = args.required("--upstream", "<cdp-url> (http://host:port or ws://…)")?;
     let listen = args.value("--listen")?;
     let origins = args.values("--origin")?;
+    let protect = crate::protect::take(&mut args)?;
     let mut protect_paths = args.values("--protect-path")?;
     let max_connections = args.value("--max-connections")?;
     let log = args.value("--log")?;
@@ -138,6 +148,11 @@ fn proxy(mut args: Args) -> Result<ExitCode, String> {
         options.listen = listen;
     }
     options.origins = origins;
+    if !protect.is_empty() {
+        let names: Vec<String> = protect.iter().map(ToString::to_string).collect();
+        eprintln!("guard proxy: protecting {} (--protect)", names.join(", "));
+    }
+    options.protect = protect;
     options.allow_origins = allow_origins;
     // The browser's own profile, when discovery finds it here: its files hold every site's
     // storage in the clear.

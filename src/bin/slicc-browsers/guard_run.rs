@@ -40,11 +40,15 @@ pub const USAGE: &str =
                       certify a running guard; ends with the GUARD-PASS / GUARD-FAIL line
   guard certify [--vectors FILE] [--origins <map.json>] [--target T]... [--variant V]...
                 [--id ID]... [--parallel N] [--json] [--chromium PATH] [--records DIR]
+                [--protect PATTERN]... [--protect-file FILE]...
                       certify the crate's own guard: headless Chromium, the stand-in and
                       `guard proxy` in front, every row's client through the proxy and its
                       observer straight to Chromium; lists failed and missing rows and ends with
                       `GUARD-PASS slicc-browsers-proxy@<version> (…)` or `GUARD-FAIL …` (exit 1;
-                      a run limited by --target, --variant or --id always misses rows)
+                      a run limited by --target, --variant or --id always misses rows);
+                      --protect: the proxy also protects these sites (as guard proxy's), so
+                      an --origins map that puts seven, vault, vault-x and apex on your site
+                      certifies the guard for it
 ";
 
 /// Reads an `--origins` map file: the origin map `guard run`, `guard selftest` and
@@ -342,17 +346,23 @@ pub fn selftest(args: Args) -> Result<ExitCode, String> {
 }
 
 /// `guard certify`: the crate's proxy in front of headless Chromium, every row through it.
-pub fn certify(args: Args) -> Result<ExitCode, String> {
+pub fn certify(mut args: Args) -> Result<ExitCode, String> {
+    let patterns = crate::protect::take(&mut args)?;
     let run = BrowserRun::parse(args, false)?;
-    let report = slicc_browsers::harness::certify::certify(&run.set, &run.options, &|result| {
-        run.row_done(result, row_tally(&result.row), result.row.failed());
-        if run.json {
-            if let Ok(line) = serde_json::to_string(&result.row) {
-                // A reader that has gone does not stop the run (nor panic it).
-                let _ = crate::output::outln!("{line}");
+    let report = slicc_browsers::harness::certify::certify_protecting(
+        &run.set,
+        &run.options,
+        &patterns,
+        &|result| {
+            run.row_done(result, row_tally(&result.row), result.row.failed());
+            if run.json {
+                if let Ok(line) = serde_json::to_string(&result.row) {
+                    // A reader that has gone does not stop the run (nor panic it).
+                    let _ = crate::output::outln!("{line}");
+                }
             }
-        }
-    })?;
+        },
+    )?;
     run.progress.end();
     let mut out = std::io::stdout().lock();
     for result in &report.rows {

@@ -12,6 +12,7 @@ mod guard_run;
 mod launch;
 mod list;
 mod output;
+mod protect;
 #[cfg(feature = "cli-full")]
 mod signals;
 #[cfg(feature = "cli-full")]
@@ -65,12 +66,14 @@ usage: slicc-browsers list [--json] [--cdp URL]... [--origin ORIGIN]...
     Command {
         name: "check",
         usage: &["\
-usage: slicc-browsers check [--origin O]... <url>...
-       slicc-browsers check [--origin O]... --json-lines
+usage: slicc-browsers check [--origin O]... [--protect PATTERN]... [--protect-file FILE]... <url>...
+       slicc-browsers check [--origin O]... [--protect PATTERN]... [--protect-file FILE]... --json-lines
   say whether each URL is protected, and why (--origin: an extra origin); exit 1 when any
   is protected. Each URL must be absolute (https://host/path); a bare host or host/path
-  (seven.sliccy.ai) is judged as https://seven.sliccy.ai/, anything else is exit 2. --json-lines: read JSON strings from stdin and write one {url, protected}
-  object per line; the answers are in the output, so it exits 0 whatever they are
+  (seven.sliccy.ai) is judged as https://seven.sliccy.ai/, anything else is exit 2.
+  --json-lines: read JSON strings from stdin and write one {url, protected} object per line;
+  the answers are in the output, so it exits 0 whatever they are.
+  ", protect::USAGE, "
 "],
         run: check::run,
     },

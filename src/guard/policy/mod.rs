@@ -162,7 +162,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::protected::Matcher;
+use crate::protected::{Matcher, ProtectPattern};
 pub use footprint::Footprint;
 pub use paths::{LocalPaths, Resolved};
 pub use scrub::{internal_url, INTERNAL_SCHEMES};
@@ -298,7 +298,7 @@ impl Output {
     }
 }
 
-/// Limits, timeouts and the protected local paths.
+/// Limits, timeouts, the protected local paths and the user's own protected sites.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// How long a held message waits for the policy's checks before it fails closed (ms).
@@ -337,6 +337,23 @@ pub struct Config {
     /// or unspecified address, `localhost` and the names under it, the endpoint's own host)
     /// counts as browser-internal (see the module docs). Empty by default.
     pub devtools_endpoints: Vec<String>,
+    /// The user's own protected sites, host patterns and origins (`--protect`), each read once
+    /// by [`ProtectPattern::parse`]: the policy's matcher protects them too
+    /// ([`Matcher::protecting`]), with every reading it applies to the catalog's origins.
+    /// Empty by default.
+    ///
+    /// ```
+    /// use slicc_browsers::guard::policy::{Config, Policy};
+    /// use slicc_browsers::protected::{Matcher, ProtectPattern};
+    /// let matcher = Matcher::new(&slicc_browsers::shared_catalog().protected_origins, &[] as &[&str]).unwrap();
+    /// let config = Config {
+    ///     protect: vec![ProtectPattern::parse("bank.example").unwrap()],
+    ///     ..Config::default()
+    /// };
+    /// let policy = Policy::with_config(matcher.strict(), config);
+    /// assert!(policy.matcher().url("https://login.BANK.example./"));
+    /// ```
+    pub protect: Vec<ProtectPattern>,
 }
 
 impl Default for Config {
@@ -352,6 +369,7 @@ impl Default for Config {
             protected_paths: Vec::new(),
             local_paths: None,
             devtools_endpoints: Vec::new(),
+            protect: Vec::new(),
         }
     }
 }
@@ -412,8 +430,10 @@ impl Policy {
         Policy::with_config(matcher, Config::default())
     }
 
-    /// A policy over `matcher` with the limits of `config`.
+    /// A policy over `matcher` with the limits of `config`; the matcher also protects
+    /// [`Config::protect`].
     pub fn with_config(matcher: Matcher, config: Config) -> Policy {
+        let matcher = matcher.protecting(&config.protect);
         let mut root = SessionRecord::new("", state::Kind::Browser, ROOT, config.per_session);
         root.visible = true;
         let paths = paths::Protected::new(&config.protected_paths, config.local_paths.clone());

@@ -103,6 +103,10 @@ pub struct ProxyOptions {
     pub listen: String,
     /// The program's extra protected origins (slicc-cli's `--origin`).
     pub origins: Vec<String>,
+    /// The user's own protected sites, host patterns and origins (`--protect`), added to the
+    /// matcher ([`Matcher::protecting`]) and to each connection's policy
+    /// ([`Config::protect`](super::policy::Config::protect)).
+    pub protect: Vec<crate::protected::ProtectPattern>,
     /// Local folders no client command may name a file in (`--protect-path`): the browser's
     /// user-data dir, whose files hold every site's storage, cookies and history in the clear.
     /// A relative one is taken from the proxy's working directory. The proxy resolves paths
@@ -136,6 +140,7 @@ impl ProxyOptions {
             upstream: upstream.to_string(),
             listen: "127.0.0.1:0".into(),
             origins: Vec::new(),
+            protect: Vec::new(),
             protect_paths: Vec::new(),
             max_client_message: 16 << 20,
             max_browser_message: 256 << 20,
@@ -201,8 +206,10 @@ impl Proxy {
         // The stricter readings only add protection: right for a guard.
         let matcher = Matcher::new(&cat.protected_origins, &options.origins)
             .map_err(ProxyError::Origin)?
+            .protecting(&options.protect)
             .strict();
         let mut policy = policy_config(&options.protect_paths);
+        policy.protect = options.protect.clone();
         let (upstream_ws, host, port) = resolve_upstream(&options.upstream)?;
         // A browser that lets pages drive it needs no proxy to be driven around.
         if upstream::lets_pages_in(&upstream_ws) {
