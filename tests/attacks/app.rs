@@ -34,7 +34,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -219,10 +219,34 @@ impl App {
     }
 }
 
+/// The protected site the attacks aim at: `sliccy.ai` (the catalog's), or the site named by
+/// `ATTACKS_SITE` (say `bank.example`), which the guarded leg's proxy then protects with
+/// `--protect` (`ProxyOptions::protect`) while the catalog knows nothing of it: the suite
+/// re-targeted at a user's own site.
+pub fn site() -> &'static str {
+    static SITE: LazyLock<String> = LazyLock::new(|| {
+        std::env::var("ATTACKS_SITE")
+            .ok()
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.trim().to_ascii_lowercase())
+            .unwrap_or_else(|| "sliccy.ai".to_string())
+    });
+    SITE.as_str()
+}
+
+/// `text` with every `sliccy.ai` (`SLICCY.AI` in upper case) written as [`site`].
+pub fn on_site(text: &str) -> String {
+    text.replace("sliccy.ai", site())
+        .replace("SLICCY.AI", &site().to_ascii_uppercase())
+}
+
 /// Whether `host` is one the attacks treat as protected: the catalog's `*.sliccy.ai` and the
 /// proxy's extra origin's host, `client.example`.
 pub fn is_protected_host(host: &str) -> bool {
-    host == "sliccy.ai" || host.ends_with(".sliccy.ai") || host == "client.example"
+    let site = site();
+    host == site
+        || host.strip_suffix(site).is_some_and(|h| h.ends_with('.'))
+        || host == "client.example"
 }
 
 impl Drop for App {

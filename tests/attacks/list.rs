@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use slicc_browsers::harness::runner::Transport;
 
 use super::app::encode;
-use super::{sleep, Attack, Ctx, Res, Stop, VAULT};
+use super::{on_site, sleep, Attack, Ctx, Res, Stop, VAULT};
 
 /// Every attack, in run order.
 pub fn all() -> Vec<Attack> {
@@ -532,7 +532,9 @@ fn vault_subresource(
     )?;
     ctx.app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+            h.host == on_site("vault.sliccy.ai")
+                && h.path() == "/img"
+                && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Failed("no vault subresource request".into()))
 }
@@ -584,7 +586,7 @@ fn get_cookies_urls(ctx: &Ctx) -> Res {
     let (_, s) = client_page(ctx, None)?;
     let r = ctx.send(
         "Network.getCookies",
-        json!({"urls": [format!("{VAULT}/")]}),
+        json!({"urls": [format!("{}/", *VAULT)]}),
         Some(&s),
     )?;
     ctx.holds_secret("Network.getCookies", &r.to_string())
@@ -1064,7 +1066,7 @@ fn own_page_slow_redirect(ctx: &Ctx) -> Res {
 /// The user visits the service-worker host's app, which registers its worker; waits until the
 /// worker is active. The user's tab id.
 fn sw_ready(ctx: &Ctx) -> Result<String, Stop> {
-    let tab = ctx.user_open(&ctx.url("http://sw.sliccy.ai", "/app?sw=1"))?;
+    let tab = ctx.user_open(&ctx.url(&on_site("http://sw.sliccy.ai"), "/app?sw=1"))?;
     let ready = ctx.user_eval(
         &tab,
         "Promise.race([navigator.serviceWorker.ready.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))])",
@@ -1078,7 +1080,7 @@ fn sw_ready(ctx: &Ctx) -> Result<String, Stop> {
 }
 
 fn sw_page(ctx: &Ctx) -> String {
-    ctx.url("http://sw.sliccy.ai", "/swpage")
+    ctx.url(&on_site("http://sw.sliccy.ai"), "/swpage")
 }
 
 fn sw_navigation(ctx: &Ctx) -> Res {
@@ -1207,7 +1209,7 @@ fn settings_permission(ctx: &Ctx) -> Res {
         &s,
         &format!(
             "chrome.send('setOriginPermissions', [{}, 'notifications', 'allow']); true",
-            json!(VAULT)
+            json!(*VAULT)
         ),
     )?;
     sleep(500);
@@ -1463,7 +1465,7 @@ fn fetch_header_subresource(ctx: &Ctx) -> Res {
         );
     }
     let hit = ctx.app().wait(Duration::from_secs(1), |h| {
-        h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+        h.host == on_site("vault.sliccy.ai") && h.path() == "/img" && h.target.contains(&ctx.tag)
     });
     match hit.as_ref().and_then(|h| h.header("x-attack")) {
         Some(v) if v == ctx.tag => Ok("the vault request carried X-Attack".into()),
@@ -1485,10 +1487,10 @@ fn url_variants(ctx: &Ctx) -> Res {
     );
     let path = format!("/app?t={}", ctx.tag);
     for url in [
-        format!("http://VAULT.SLICCY.AI{path}"),
-        format!("http://vault.sliccy.ai:80{path}"),
-        format!("http://u:p@vault.sliccy.ai{path}"),
-        format!("http://vault.sliccy.ai/./{}", &path[1..]),
+        on_site(&format!("http://VAULT.SLICCY.AI{path}")),
+        on_site(&format!("http://vault.sliccy.ai:80{path}")),
+        on_site(&format!("http://u:p@vault.sliccy.ai{path}")),
+        on_site(&format!("http://vault.sliccy.ai/./{}", &path[1..])),
     ] {
         if ctx
             .send("Page.navigate", json!({"url": url}), Some(&s))
@@ -1545,10 +1547,10 @@ fn storage_get_cookies(ctx: &Ctx) -> Res {
 fn cookie_url_variants(ctx: &Ctx) -> Res {
     let s = vault_visited(ctx)?;
     for url in [
-        "ws://vault.sliccy.ai/",
-        "http://VAULT.sliccy.ai/",
-        "http://vault.sliccy.ai:80/",
-        "blob:http://vault.sliccy.ai/x",
+        on_site("ws://vault.sliccy.ai/"),
+        on_site("http://VAULT.sliccy.ai/"),
+        on_site("http://vault.sliccy.ai:80/"),
+        on_site("blob:http://vault.sliccy.ai/x"),
     ] {
         if let Ok(r) = ctx.send("Network.getCookies", json!({"urls": [url]}), Some(&s)) {
             if let Ok(e) = ctx.holds_secret("Network.getCookies", &r.to_string()) {
@@ -1565,11 +1567,11 @@ fn get_cookies_mixed_urls(ctx: &Ctx) -> Res {
     let s = vault_visited(ctx)?;
     let urls = json!([
         "http://ordinary.test/",
-        "http://vault.sliccy.ai/",
-        "ws://vault.sliccy.ai/",
-        "http://VAULT.sliccy.ai/",
-        "http://vault.sliccy.ai:80/",
-        "blob:http://vault.sliccy.ai/x",
+        on_site("http://vault.sliccy.ai/"),
+        on_site("ws://vault.sliccy.ai/"),
+        on_site("http://VAULT.sliccy.ai/"),
+        on_site("http://vault.sliccy.ai:80/"),
+        on_site("blob:http://vault.sliccy.ai/x"),
         "http://ordinary.test/page",
     ]);
     let r = ctx.send("Network.getCookies", json!({ "urls": urls }), Some(&s))?;
@@ -1633,13 +1635,14 @@ fn set_parent_cookie(ctx: &Ctx) -> Res {
     let value = format!("planted-{}", ctx.tag);
     let _ = ctx.send(
         "Storage.setCookies",
-        json!({"cookies": [{"name": "planted", "value": value, "domain": ".sliccy.ai", "path": "/"}]}),
+        json!({"cookies": [{"name": "planted", "value": value, "domain": on_site(".sliccy.ai"), "path": "/"}]}),
         None,
     );
     ctx.user_open(&ctx.vault("/app"))?;
     ctx.app()
         .wait(Duration::from_secs(2), |h| {
-            h.host == "vault.sliccy.ai" && h.header("cookie").is_some_and(|c| c.contains(&value))
+            h.host == on_site("vault.sliccy.ai")
+                && h.header("cookie").is_some_and(|c| c.contains(&value))
         })
         .map(|_| "the vault server got the client's cookie".to_string())
         .ok_or_else(|| Stop::Failed("the vault server never got the client's cookie".into()))
@@ -1649,7 +1652,7 @@ fn grant_permissions(ctx: &Ctx) -> Res {
     let tab = ctx.user_open(&ctx.vault("/app"))?;
     let _ = ctx.send(
         "Browser.grantPermissions",
-        json!({"origin": VAULT, "permissions": ["geolocation"]}),
+        json!({"origin": *VAULT, "permissions": ["geolocation"]}),
         None,
     );
     let state = ctx.user_eval(
@@ -1729,7 +1732,7 @@ fn fetch_browser_session(ctx: &Ctx) -> Res {
     pump_fetch(ctx, from, None, 3000, &|p| {
         if p["request"]["url"]
             .as_str()
-            .is_some_and(|u| u.contains("vault.sliccy.ai"))
+            .is_some_and(|u| u.contains(&on_site("vault.sliccy.ai")))
         {
             if let Some(text) = paused_body(ctx, &p["requestId"], None) {
                 seen.lock()
@@ -1778,7 +1781,7 @@ fn fetch_response_body(ctx: &Ctx) -> Res {
     let (_, s) = client_page(ctx, None)?;
     ctx.send(
         "Fetch.enable",
-        json!({"patterns": [{"urlPattern": "*vault.sliccy.ai*", "requestStage": "Response"}]}),
+        json!({"patterns": [{"urlPattern": on_site("*vault.sliccy.ai*"), "requestStage": "Response"}]}),
         Some(&s),
     )?;
     let from = ctx.c.event_count();
@@ -2285,7 +2288,7 @@ fn expose_devtools_protocol(ctx: &Ctx) -> Res {
            else if (m.id === 2) send('Runtime.evaluate', {{expression: {js}, awaitPromise: true}}, m.result.sessionId); \
            else if (m.id === 3) res('done'); }}; \
          send('Target.getTargets', {{}}); setTimeout(() => res('timeout'), 4000); }})",
-        tag = json!(format!("vault.sliccy.ai/app?t={}", ctx.tag)),
+        tag = json!(on_site(&format!("vault.sliccy.ai/app?t={}", ctx.tag))),
         js = json!(ctx.exfil_js()),
     );
     let _ = ctx.eval(&s, &script);
@@ -2442,7 +2445,7 @@ fn popup_loads_override(ctx: &Ctx) -> Res {
     })?;
     ctx.app()
         .wait(Duration::from_secs(2), |h| {
-            h.host == "vault.sliccy.ai" && h.header("user-agent") == Some(ua.as_str())
+            h.host == on_site("vault.sliccy.ai") && h.header("user-agent") == Some(ua.as_str())
         })
         .map(|_| "the vault's server got the client's user agent".to_string())
         .ok_or_else(|| Stop::Failed("the vault's server never saw the client's user agent".into()))
@@ -2539,7 +2542,7 @@ fn browser_context_vault(ctx: &Ctx) -> Res {
 fn sw_attach(ctx: &Ctx) -> Res {
     sw_ready(ctx)?;
     let worker = ctx
-        .user_target("service_worker", "sw.sliccy.ai")
+        .user_target("service_worker", &on_site("sw.sliccy.ai"))
         .ok_or_else(|| Stop::Setup("no service worker target".into()))?;
     let s = ctx.attach(&worker)?;
     let _ = ctx.eval(&s, &ctx.exfil_js());
@@ -2575,7 +2578,7 @@ fn sw_push(ctx: &Ctx) -> Res {
         .filter(|r| {
             r["scopeURL"]
                 .as_str()
-                .is_some_and(|u| u.contains("sw.sliccy.ai"))
+                .is_some_and(|u| u.contains(&on_site("sw.sliccy.ai")))
         })
         .map(|r| r["registrationId"].clone())
         .collect();
@@ -2585,13 +2588,15 @@ fn sw_push(ctx: &Ctx) -> Res {
     for id in ids {
         let _ = ctx.send(
             "ServiceWorker.deliverPushMessage",
-            json!({"origin": "http://sw.sliccy.ai", "registrationId": id, "data": data}),
+            json!({"origin": on_site("http://sw.sliccy.ai"), "registrationId": id, "data": data}),
             Some(&s),
         );
     }
     ctx.app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "sw.sliccy.ai" && h.path() == "/ev" && h.param("v").is_some_and(|v| v == data)
+            h.host == on_site("sw.sliccy.ai")
+                && h.path() == "/ev"
+                && h.param("v").is_some_and(|v| v == data)
         })
         .map(|_| "the vault's service worker handled the client's push".to_string())
         .ok_or_else(|| Stop::Failed("no push reached the vault's worker".into()))
@@ -2619,7 +2624,10 @@ fn wait_vault_frame(ctx: &Ctx, s: &str, ms: u64) -> Option<String> {
             Duration::from_millis(500),
         ) {
             let frame = &t["frameTree"]["frame"];
-            if frame["url"].as_str().is_some_and(|u| u.starts_with(VAULT)) {
+            if frame["url"]
+                .as_str()
+                .is_some_and(|u| u.starts_with(VAULT.as_str()))
+            {
                 return frame["id"].as_str().map(String::from);
             }
         }
@@ -2778,7 +2786,7 @@ fn set_permission(ctx: &Ctx) -> Res {
     let tab = ctx.user_open(&ctx.vault("/app"))?;
     let _ = ctx.send(
         "Browser.setPermission",
-        json!({"origin": VAULT, "permission": {"name": "midi"}, "setting": "granted"}),
+        json!({"origin": *VAULT, "permission": {"name": "midi"}, "setting": "granted"}),
         None,
     );
     let state = ctx.user_eval(
@@ -2913,7 +2921,9 @@ fn extra_header_via(ctx: &Ctx, script: &str) -> Res {
     let hit = ctx
         .app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+            h.host == on_site("vault.sliccy.ai")
+                && h.path() == "/img"
+                && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Failed("no vault subresource request".into()))?;
     match hit.header("x-attack") {
@@ -2990,7 +3000,9 @@ fn worker_session_headers(ctx: &Ctx) -> Res {
     let hit = ctx
         .app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "vault.sliccy.ai" && h.path() == "/img" && h.target.contains(&ctx.tag)
+            h.host == on_site("vault.sliccy.ai")
+                && h.path() == "/img"
+                && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Failed("no vault request from the worker".into()))?;
     match hit.header("x-attack") {
@@ -3009,7 +3021,7 @@ fn extra_headers_websocket(ctx: &Ctx) -> Res {
         json!({"headers": {"X-Attack": ctx.tag}}),
         Some(&s),
     )?;
-    let url = format!("ws://vault.sliccy.ai/ws?t={}", ctx.tag);
+    let url = on_site(&format!("ws://vault.sliccy.ai/ws?t={}", ctx.tag));
     ctx.eval(
         &s,
         &format!(
@@ -3020,7 +3032,7 @@ fn extra_headers_websocket(ctx: &Ctx) -> Res {
     let hit = ctx
         .app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "vault.sliccy.ai" && h.path() == "/ws" && h.target.contains(&ctx.tag)
+            h.host == on_site("vault.sliccy.ai") && h.path() == "/ws" && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Failed("no WebSocket handshake reached the vault".into()))?;
     match hit.header("x-attack") {
@@ -4269,7 +4281,9 @@ fn prefetched_before_attach(ctx: &Ctx, target: &str) -> Res {
     )?;
     ctx.app()
         .wait(Duration::from_secs(3), |h| {
-            h.host == "vault.sliccy.ai" && h.path() == "/app" && h.target.contains(&ctx.tag)
+            h.host == on_site("vault.sliccy.ai")
+                && h.path() == "/app"
+                && h.target.contains(&ctx.tag)
         })
         .ok_or_else(|| Stop::Setup("the page never prefetched the vault".into()))?;
     let s = ctx.attach(&tab)?;
@@ -5344,7 +5358,7 @@ fn reset_permissions(ctx: &Ctx) -> Res {
     ctx.obs()
         .send(
             "Browser.setPermission",
-            json!({"origin": VAULT, "permission": {"name": "geolocation"}, "setting": "granted"}),
+            json!({"origin": *VAULT, "permission": {"name": "geolocation"}, "setting": "granted"}),
             None,
         )
         .map_err(|e| super::setup("the user's grant", e))?;
@@ -5370,7 +5384,7 @@ fn vault_hits(ctx: &Ctx, path: &str) -> usize {
         .log()
         .iter()
         .filter(|h| {
-            h.host == "vault.sliccy.ai"
+            h.host == on_site("vault.sliccy.ai")
                 && h.path() == path
                 && h.param("t").as_deref() == Some(ctx.tag.as_str())
         })
@@ -5408,7 +5422,7 @@ fn vault_worker_is(e: &slicc_browsers::harness::runner::Event, status: &str) -> 
             vs.iter().any(|v| {
                 v["scriptURL"]
                     .as_str()
-                    .is_some_and(|u| u.contains("sw.sliccy.ai"))
+                    .is_some_and(|u| u.contains(&on_site("sw.sliccy.ai")))
                     && v["runningStatus"] == status
             })
         })
@@ -5474,7 +5488,7 @@ fn permission_embedded_origin(ctx: &Ctx) -> Res {
             "permission": {"name": "storage-access"},
             "setting": "granted",
             "origin": "http://ordinary.test",
-            "embeddedOrigin": VAULT,
+            "embeddedOrigin": *VAULT,
         }),
         None,
     );
@@ -5488,7 +5502,7 @@ fn permission_embedded_origin(ctx: &Ctx) -> Res {
         return Err(Stop::Setup("the framed vault never loaded".into()));
     }
     let frame = ctx
-        .user_target("iframe", "vault.sliccy.ai")
+        .user_target("iframe", &on_site("vault.sliccy.ai"))
         .ok_or_else(|| Stop::Setup("no vault frame target".into()))?;
     let state = ctx.user_eval(
         &frame,

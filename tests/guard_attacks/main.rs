@@ -13,6 +13,10 @@
 //! now fails the test until it leaves the list, so the list only shrinks honestly. The test
 //! ends with `attacks: <n>, <w> work unguarded, <g> got through`.
 //!
+//! `ATTACKS_SITE=bank.example` re-targets every attack from the catalog's `sliccy.ai` at a site
+//! the catalog does not name, which the guarded leg's proxy protects with `--protect` (see
+//! `attacks::site`).
+//!
 //! Skipped (with the reason printed) without /usr/bin/chromium, unless `CI` is set.
 #![cfg(all(feature = "guard-proxy", feature = "guard-runner", unix))]
 
@@ -248,7 +252,15 @@ fn attacks_work_unguarded_and_not_through_the_proxy() {
         println!("  {id} (class {class})");
     }
     println!("took {:.1}s", started.elapsed().as_secs_f64());
-    println!("attacks: {n}, {works} work unguarded, {through} got through");
+    println!(
+        "attacks: {n}, {works} work unguarded, {through} got through (protected site {}{})",
+        attacks::site(),
+        if attacks::site() == "sliccy.ai" {
+            ", the catalog's"
+        } else {
+            ", given with --protect"
+        }
+    );
     assert!(
         problems.is_empty(),
         "{} problem(s):\n{}",
