@@ -81,10 +81,9 @@ impl Policy {
         match judge {
             Judge::Url | Judge::Urls => s.and_then(|u| self.judge_url(u, host)),
             Judge::StorageKey => protected(s.is_some_and(|k| self.m.storage_key(k))),
-            Judge::CacheId => protected(s.is_some_and(|id| {
-                let key = id.split('|').next().unwrap_or_default();
-                self.m.storage_key(key) || self.m.storage_key(id)
-            })),
+            Judge::CacheId => {
+                protected(s.is_some_and(|id| super::scrub::cache_id_protected(&self.m, id)))
+            }
             Judge::CookieDomain => protected(s.is_some_and(|d| self.m.cookie_domain(d))),
             Judge::Cookie => {
                 let domain = v.get("domain").and_then(Value::as_str);

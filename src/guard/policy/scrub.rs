@@ -13,9 +13,10 @@ use serde_json::{Map, Value};
 
 use crate::protected::Matcher;
 
-/// How a member is judged.
+/// How a member of an answer or event is filtered (chosen by its name: [`filter_of`]; the
+/// table's parameter judges are `table::Judge`).
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Judge {
+pub(crate) enum Filter {
     /// A URL or an origin.
     Url,
     /// A list of URLs.
@@ -30,8 +31,14 @@ pub(crate) enum Judge {
     Target,
 }
 
-/// The judge for a member named `key`, for the messages of `domain` (the CDP domain).
-pub(crate) fn judge_of(key: &str, cookie_params: bool) -> Option<Judge> {
+/// Whether a `CacheStorage` cache id (`<storage key>|<name>`) is a protected storage key's.
+pub(crate) fn cache_id_protected(m: &Matcher, id: &str) -> bool {
+    let key = id.split('|').next().unwrap_or_default();
+    m.storage_key(key) || m.storage_key(id)
+}
+
+/// The filter for a member named `key`, for the messages of `domain` (the CDP domain).
+pub(crate) fn filter_of(key: &str, cookie_params: bool) -> Option<Filter> {
     Some(match key {
         "url"
         | "origin"
@@ -49,12 +56,12 @@ pub(crate) fn judge_of(key: &str, cookie_params: bool) -> Option<Judge> {
         | "embeddingOrigin"
         | "frameURL"
         // A service worker's error (`ServiceWorker.workerErrorReported`): its script's URL.
-        | "sourceURL" => Judge::Url,
-        "urls" => Judge::Urls,
-        "storageKey" => Judge::StorageKey,
-        "cacheId" => Judge::CacheId,
-        "targetId" => Judge::Target,
-        "domain" if cookie_params => Judge::Domain,
+        | "sourceURL" => Filter::Url,
+        "urls" => Filter::Urls,
+        "storageKey" => Filter::StorageKey,
+        "cacheId" => Filter::CacheId,
+        "targetId" => Filter::Target,
+        "domain" if cookie_params => Filter::Domain,
         _ => return None,
     })
 }
@@ -101,21 +108,18 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
         internal_url(url) || self.endpoints.url(url)
     }
 
-    fn judge(&self, how: Judge, v: &Value) -> bool {
+    fn judge(&self, how: Filter, v: &Value) -> bool {
         match (how, v) {
-            (Judge::Url, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
-            (Judge::Urls, Value::Array(items)) => items.iter().any(|i| {
+            (Filter::Url, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
+            (Filter::Urls, Value::Array(items)) => items.iter().any(|i| {
                 i.as_str()
                     .is_some_and(|s| self.m.cookie_url(s) || self.internal(s))
             }),
-            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
-            (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
-            (Judge::CacheId, Value::String(s)) => {
-                let key = s.split('|').next().unwrap_or_default();
-                self.m.storage_key(key) || self.m.storage_key(s)
-            }
-            (Judge::Domain, Value::String(s)) => self.m.cookie_domain(s),
-            (Judge::Target, Value::String(s)) => (self.hidden)(s),
+            (Filter::Urls, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
+            (Filter::StorageKey, Value::String(s)) => self.m.storage_key(s),
+            (Filter::CacheId, Value::String(s)) => cache_id_protected(self.m, s),
+            (Filter::Domain, Value::String(s)) => self.m.cookie_domain(s),
+            (Filter::Target, Value::String(s)) => (self.hidden)(s),
             _ => false,
         }
     }
@@ -143,7 +147,7 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
                         drop_keys.push(k.clone());
                         continue;
                     }
-                    if let Some(how) = judge_of(k, self.cookie_params) {
+                    if let Some(how) = filter_of(k, self.cookie_params) {
                         if self.judge(how, child) {
                             // An error page's failed URL: nothing protected committed there
                             // (a load the guard, or anything else, failed); the frame stays,
@@ -323,7 +327,7 @@ mod tests {
                 }
             }
             T::Url | T::Urls | T::StorageKey | T::CacheId | T::Cookie
-                if judge_of(name, true).is_none() =>
+                if filter_of(name, true).is_none() =>
             {
                 out.push(path.to_string())
             }
