@@ -272,10 +272,11 @@ fn real_clients_work_through_the_proxy_as_straight() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The app's pages, on the protected hosts (`tests/attacks/app.rs`).
+/// The app's pages, on the protected hosts (`tests/attacks/app.rs`); tests/browser/guard_mcp.rs
+/// serves its bank from it too.
 #[path = "../attacks/app.rs"]
 #[allow(dead_code)]
-mod app;
+pub(crate) mod app;
 
 /// The hosts the lived-in browser maps to the app.
 const LIVED_IN_HOSTS: [&str; 4] = [

@@ -1,8 +1,9 @@
 //! The integration tests that run a headless Chromium (skipped with a reason when
 //! `/usr/bin/chromium` is absent, failed when `CI` is set): discovery and launch of a real
 //! browser, the CDP client, the guard proxy and policy in front of one, the self-test and
-//! certification, the JavaScript runner and real CDP clients (these also need Node), and the
-//! matcher against Chromium's URL parser. One binary (`cargo test --test browser`).
+//! certification, the JavaScript runner, real CDP clients and the agents' MCP servers (these
+//! also need Node), and the matcher against Chromium's URL parser. One binary (`cargo test
+//! --test browser`).
 
 // Every module below needs a feature that implies `serde`.
 #[cfg(feature = "serde")]
@@ -26,6 +27,7 @@ mod guard_certify;
 mod guard_clients;
 mod guard_js_agreement;
 mod guard_js_runner;
+mod guard_mcp;
 mod guard_other_style;
 mod guard_policy_chromium;
 mod guard_protocol;
