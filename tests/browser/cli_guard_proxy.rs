@@ -56,20 +56,7 @@ fn start(
     let stdout = child.stdout.take().expect("stdout");
     let stderr = child.stderr.take().expect("stderr");
     let running = Running(child);
-    let mut first = String::new();
-    let mut out = BufReader::new(stdout);
-    out.read_line(&mut first)
-        .expect("the proxy prints its endpoint");
-    // Its stdout stays open (a closed one ends the command at its next line).
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = out.read_to_string(&mut rest);
-    });
-    let endpoint = first
-        .trim()
-        .strip_prefix("cdp ")
-        .unwrap_or_else(|| panic!("not an endpoint line: {first:?}"))
-        .to_string();
+    let endpoint = crate::proxy_common::proxy_endpoint(stdout);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {

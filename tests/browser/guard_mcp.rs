@@ -23,7 +23,7 @@
 use crate::needs;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -96,21 +96,7 @@ fn guard(upstream: &str) -> (Group, String) {
         .expect("the binary runs");
     let stdout = child.stdout.take().expect("stdout");
     let group = Group(child);
-    let mut out = BufReader::new(stdout);
-    let mut first = String::new();
-    out.read_line(&mut first)
-        .expect("the proxy prints its endpoint");
-    // Its stdout stays open (a closed one ends the command at its next line).
-    std::thread::spawn(move || {
-        let mut rest = String::new();
-        let _ = out.read_to_string(&mut rest);
-    });
-    let endpoint = first
-        .trim()
-        .strip_prefix("cdp ")
-        .unwrap_or_else(|| panic!("not an endpoint line: {first:?}"))
-        .to_string();
-    (group, endpoint)
+    (group, crate::proxy_common::proxy_endpoint(stdout))
 }
 
 /// One step's answer.

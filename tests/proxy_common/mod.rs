@@ -12,6 +12,26 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tungstenite::Message;
 
+/// The endpoint `slicc-browsers guard proxy` prints as its first line on `stdout`
+/// (`cdp <url>`); the rest of its stdout is read on (a closed stdout ends the command at its
+/// next line).
+pub fn proxy_endpoint(stdout: std::process::ChildStdout) -> String {
+    use std::io::BufRead;
+    let mut out = std::io::BufReader::new(stdout);
+    let mut first = String::new();
+    out.read_line(&mut first)
+        .expect("the proxy prints its endpoint");
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = out.read_to_string(&mut rest);
+    });
+    first
+        .trim()
+        .strip_prefix("cdp ")
+        .unwrap_or_else(|| panic!("not an endpoint line: {first:?}"))
+        .to_string()
+}
+
 /// Debian's Chromium, which the tests that need a browser launch.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
