@@ -718,7 +718,7 @@ mod tests {
     #[test]
     fn own_commands_encode_alike() {
         let m = crate::protected::Matcher::new(
-            &crate::shared_catalog().protected_origins,
+            &crate::catalog::shared_catalog().protected_origins,
             &[] as &[&str],
         )
         .unwrap();
