@@ -14,7 +14,9 @@
 
 use serde_json::{json, Value};
 
-use super::{Output, Policy};
+use super::core::Core;
+use super::output::Output;
+use super::Policy;
 
 /// Worker and worklet target types.
 const WORKERS: [&str; 5] = [
@@ -39,13 +41,13 @@ fn opaque(url: &str) -> bool {
     url::Url::parse(url).map_or(true, |u| !u.origin().is_tuple())
 }
 
-impl Policy {
+impl Core {
     /// Whether a target the policy saw (or forgot as destroyed) is protected; `None` when it
     /// never saw it.
     pub(super) fn owner_protected(&self, id: &str) -> Option<bool> {
-        match self.targets.get(id) {
+        match self.targets.map.get(id) {
             Some(t) => Some(t.protected),
-            None => self.gone.get(&id.to_string()).copied(),
+            None => self.targets.gone.get(&id.to_string()).copied(),
         }
     }
 
@@ -58,7 +60,7 @@ impl Policy {
             return Some(parent);
         }
         if WORKERS.contains(&kind) {
-            return self.frame_hosts.get(id).map(String::as_str);
+            return self.targets.frame_hosts.get(id).map(String::as_str);
         }
         if info.get("canAccessOpener").and_then(Value::as_bool) == Some(true) {
             return info.get("openerId").and_then(Value::as_str);
@@ -91,22 +93,25 @@ impl Policy {
         }
     }
 
-    /// The targets that belong to target `id` (see [`Policy::belonging`]) and are not
+    /// The targets that belong to target `id` (see [`Core::belonging`]) and are not
     /// protected yet.
     fn belongings(&self, id: &str) -> Vec<String> {
         self.targets
+            .map
             .iter()
             .filter(|(_, t)| !t.protected && self.owner_of(&t.info) == Some(id))
             .map(|(k, _)| k.clone())
             .collect()
     }
+}
 
+impl Policy {
     /// Target `id` turned protected: what belongs to it turns protected too (each losing its
     /// sessions), and a client told of one is told it is gone, so that none waits for it.
     pub(super) fn protect_belongings(&mut self, id: &str, out: &mut Output) {
-        let mut work = self.belongings(id);
+        let mut work = self.core.belongings(id);
         while let Some(k) = work.pop() {
-            let told = match self.targets.get_mut(&k) {
+            let told = match self.core.targets.map.get_mut(&k) {
                 Some(t) if !t.protected => {
                     t.protected = true;
                     t.announced
@@ -120,7 +125,7 @@ impl Policy {
                         .to_string(),
                 );
             }
-            work.extend(self.belongings(&k));
+            work.extend(self.core.belongings(&k));
         }
     }
 }

@@ -13,7 +13,9 @@
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{Output, Policy, Verdict, RESERVED_IDS};
+use super::core::{Core, RESERVED_IDS};
+use super::output::{Output, Verdict};
+use super::Policy;
 
 /// Messages shorter than this are parsed without counting (they cannot hold many values).
 const COUNT_FROM: usize = 1 << 20;
@@ -160,20 +162,20 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 }
 
-impl Policy {
+impl Core {
     /// How many values `frame` holds, when more than [`Config::max_values`](super::Config).
     pub(super) fn over_budget(&self, frame: &str) -> Option<usize> {
         if frame.len() < COUNT_FROM {
             return None;
         }
         let n = values(frame);
-        (n > self.cfg.max_values).then_some(n)
+        (n > self.rules.cfg.max_values).then_some(n)
     }
 
     fn too_many(&self, n: usize) -> String {
         format!(
             "slicc: guard: the message holds too many JSON values to judge ({n}; limit {})",
-            self.cfg.max_values
+            self.rules.cfg.max_values
         )
     }
 
@@ -191,7 +193,9 @@ impl Policy {
         out.to_client.push(msg.to_string());
         out.set(Verdict::Invalid, "too many values to judge");
     }
+}
 
+impl Policy {
     /// A browser's message over the bound: an answer to a client's command becomes an error
     /// for it, one to the policy's own command an error for that (its checks fail closed),
     /// an event is dropped.
@@ -201,12 +205,18 @@ impl Policy {
             return out.set(Verdict::Drop, "event with too many values to judge");
         };
         let key = head.session.unwrap_or_default();
-        let error = serde_json::json!({"code": -32000, "message": self.too_many(n)});
+        let error = serde_json::json!({"code": -32000, "message": self.core.too_many(n)});
         if RESERVED_IDS.contains(&id) {
             let v = serde_json::json!({"id": id, "error": error});
             return self.own_response(id, &v, out);
         }
-        if self.pending.remove(&(key.clone(), id)).is_none() {
+        if self
+            .core
+            .sessions
+            .pending
+            .remove(&(key.clone(), id))
+            .is_none()
+        {
             return out.set(Verdict::Drop, "response to no command the client sent");
         }
         let mut msg = serde_json::json!({"id": id, "error": error});

@@ -4,17 +4,20 @@
 //! concern the entry names (`table::Concern`: cookies, attach, fetch, ...; a [`Step`]). The
 //! dispatch goes from the entry, never from a method name; what passes has its parameters judged once, each by the judge the
 //! table gives it (deny.rs), before it is forwarded. Every refusal goes through
-//! [`Policy::refuse`], in the words of its [`Refusal`] (refusal.rs).
+//! [`Core::refuse`], in the words of its [`Refusal`] (refusal.rs).
 
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
+use super::core::{int_id, session_of, Core, RESERVED_IDS};
 use super::deny::Named;
+use super::output::{Output, Verdict};
 use super::refusal::Refusal;
+use super::scrub::internal_url;
 use super::state::Pending;
 use super::table::{self, Class, Concern};
 use super::walk;
-use super::{int_id, internal_url, session_of, Output, Policy, Verdict, RESERVED_IDS};
+use super::Policy;
 
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
@@ -92,12 +95,12 @@ type Judge = fn(&mut Policy, &Command) -> Option<Refusal<'static>>;
 const JUDGES: [Judge; 8] = [
     // A frame on a protected origin in another process of this page: nothing that would
     // read or drive it goes through the page (targets.rs).
-    |p, c| p.reaches_hosted(c).then_some(Refusal::Hosted),
+    |p, c| p.core.reaches_hosted(c).then_some(Refusal::Hosted),
     // A capture of a page showing a protected image, a resource read by a URL that may have
     // redirected to a protected origin, a load that follows any redirect (loads.rs).
-    |p, c| p.load_command(c),
+    |p, c| p.core.load_command(c),
     // Local files in a protected path (the profile's storage files), by path (paths.rs).
-    |p, c| p.paths.command(c.method, c.params),
+    |p, c| p.core.rules.paths.command(c.method, c.params),
     // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
     |_, c| super::clipboard::reads_clipboard(c).then_some(Refusal::Clipboard),
     // A page handed a download folder, or a file or folder above one (downloads.rs).
@@ -107,15 +110,15 @@ const JUDGES: [Judge; 8] = [
         c.params
             .get("frameId")
             .and_then(Value::as_str)
-            .is_some_and(|f| p.hidden(f))
+            .is_some_and(|f| p.core.hidden(f))
             .then_some(Refusal::ProtectedFrame)
     },
     // Scripts, style sheets and objects from protected origins a page loaded (scripts.rs).
-    |p, c| p.script_command(c),
-    |p, c| p.object_command(c),
+    |p, c| p.core.script_command(c),
+    |p, c| p.core.object_command(c),
 ];
 
-impl Policy {
+impl Core {
     /// What a refused command named that is protected, in the words a refusal gives it: the
     /// origin of a protected URL (or of a storage key), the domain of a protected cookie
     /// (`cookies of <domain>`), "a browser-internal page", or "a protected target" for a
@@ -125,7 +128,7 @@ impl Policy {
         let of_url = |u: &str| -> Option<String> {
             if self.internal(u) {
                 Some("a browser-internal page".to_string())
-            } else if self.m.cookie_url(u) {
+            } else if self.rules.m.cookie_url(u) {
                 Some(super::scrub::redacted(u))
             } else {
                 None
@@ -138,7 +141,7 @@ impl Policy {
                 Some("a protected target".to_string())
             }
             "storageKey" | "origin" | "securityOrigin"
-                if self.m.storage_key(s) || self.off_limits(s) =>
+                if self.rules.m.storage_key(s) || self.off_limits(s) =>
             {
                 Some(
                     of_url(s).unwrap_or_else(|| {
@@ -146,7 +149,7 @@ impl Policy {
                     }),
                 )
             }
-            "domain" if self.m.cookie_domain(s) => {
+            "domain" if self.rules.m.cookie_domain(s) => {
                 Some(format!("cookies of {}", s.trim_start_matches('.')))
             }
             _ if s.contains(':') => of_url(s),
@@ -155,10 +158,10 @@ impl Policy {
     }
 
     /// Refusal `r`'s message for client command `cmd`, naming what it refused (see
-    /// [`Policy::refused_what`]): the catalog's refusal stays the prefix, and the bracket says
+    /// [`Core::refused_what`]): the catalog's refusal stays the prefix, and the bracket says
     /// which protected thing it was. Worked out only for a command refused.
     fn named_refusal(&self, cmd: &Command, r: Refusal) -> String {
-        let refusal = self.m.refusal();
+        let refusal = self.rules.m.refusal();
         let message = r.message(refusal);
         let Some(what) = self.refused_what(cmd.params) else {
             return message;
@@ -178,14 +181,19 @@ impl Policy {
     /// Whether `v` holds a browser-internal URL or names a target on one.
     pub(super) fn names_internal(&self, v: &Value) -> bool {
         walk::any_string(v, |_, s| {
-            self.internal(s) || self.targets.get(s).is_some_and(|t| internal_url(t.url()))
+            self.internal(s)
+                || self
+                    .targets
+                    .map
+                    .get(s)
+                    .is_some_and(|t| internal_url(t.url()))
         })
     }
 
     /// Whether a protected tab is open in browser context `context` (in any, for `None`): an
     /// ordinary or internal page is not one, and an unknown context holds none the policy saw.
     pub(super) fn closes_protected(&self, context: Option<&Value>) -> bool {
-        self.targets.values().any(|t| {
+        self.targets.map.values().any(|t| {
             t.protected
                 && matches!(t.kind.as_str(), "page" | "tab")
                 && !internal_url(t.url())
@@ -222,14 +230,25 @@ impl Policy {
         out.set(Verdict::Refuse, r.reason());
     }
 
+    /// Whether `cmd` names (`browserContextId`) a browser context the client created.
+    pub(super) fn client_created(&self, cmd: &Command) -> bool {
+        cmd.params
+            .get("browserContextId")
+            .and_then(Value::as_str)
+            .is_some_and(|c| self.targets.contexts.contains(&c.to_string()))
+    }
+}
+
+impl Policy {
     /// A frame from the client: read once into a [`Command`] (or answered with a protocol
     /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
-    /// names what it refused ([`Policy::refuse`]).
+    /// names what it refused ([`Core::refuse`]).
     pub(super) fn client_frame(&mut self, frame: &str, out: &mut Output) {
         let v: Value = match serde_json::from_str(frame) {
             Ok(Top::Object(map)) => Value::Object(map),
             Ok(Top::Other) => {
-                self.client_error(frame, -32600, "Message must be an object", out);
+                self.core
+                    .client_error(frame, -32600, "Message must be an object", out);
                 return out.set(Verdict::Invalid, "not an object");
             }
             // Chromium refuses it and answers the first `id`, the policy would have waited for
@@ -241,18 +260,20 @@ impl Policy {
                 return out.set(Verdict::Invalid, "a member named twice");
             }
             Err(_) => {
-                self.client_error(frame, -32700, "Message must be in JSON format", out);
+                self.core
+                    .client_error(frame, -32700, "Message must be in JSON format", out);
                 return out.set(Verdict::Invalid, "not JSON");
             }
         };
         let Some(obj) = v.as_object() else {
-            self.client_error(frame, -32600, "Message must be an object", out);
+            self.core
+                .client_error(frame, -32600, "Message must be an object", out);
             return out.set(Verdict::Invalid, "not an object");
         };
         // Chromium reads ids as 32-bit integers and answers others without an id: the client
         // would never be answered, and the command would count as in flight for good.
         let Some(id) = int_id(&v).filter(|id| i32::try_from(*id).is_ok()) else {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32600,
                 "Message must have integer 'id' property",
@@ -261,7 +282,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "no integer id");
         };
         let Some(method) = v.get("method").and_then(Value::as_str) else {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32600,
                 "Message must have string 'method' property",
@@ -270,7 +291,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "no method");
         };
         if obj.keys().any(|k| !COMMAND_KEYS.contains(&k.as_str())) {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32600,
                 "Message has property other than 'id', 'method', 'sessionId', 'params'",
@@ -279,7 +300,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "unknown member");
         }
         if v.get("params").is_some_and(|p| !p.is_object()) {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32602,
                 "Invalid parameters: params must be an object",
@@ -288,7 +309,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "params not an object");
         }
         if v.get("sessionId").is_some_and(|s| !s.is_string()) {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32600,
                 "Message must have string 'sessionId' property",
@@ -297,7 +318,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "sessionId not a string");
         }
         if RESERVED_IDS.contains(&id) {
-            self.client_error(
+            self.core.client_error(
                 frame,
                 -32600,
                 "slicc: guard: command ids from 2000000000 are reserved for the guard",
@@ -306,8 +327,8 @@ impl Policy {
             return out.set(Verdict::Invalid, "reserved id");
         }
         let key = session_of(&v);
-        if self.pending.contains_key(&(key.clone(), id)) {
-            self.client_error(
+        if self.core.sessions.pending.contains_key(&(key.clone(), id)) {
+            self.core.client_error(
                 frame,
                 -32600,
                 "slicc: guard: a command with this id is already in flight on this session",
@@ -315,8 +336,8 @@ impl Policy {
             );
             return out.set(Verdict::Invalid, "duplicate id");
         }
-        if self.pending.len() >= self.cfg.max_pending {
-            self.client_error(
+        if self.core.sessions.pending.len() >= self.core.rules.cfg.max_pending {
+            self.core.client_error(
                 frame,
                 -32000,
                 "slicc: guard: too many commands in flight",
@@ -339,22 +360,23 @@ impl Policy {
             frame,
         };
         if !key.is_empty() {
-            match self.sessions.get(&key) {
+            match self.core.sessions.map.get(&key) {
                 Some(s) => {
-                    if s.closed || !s.visible || self.hidden(&s.target) {
-                        return self.refuse(&cmd, Refusal::SessionProtected, out);
+                    if s.closed || !s.visible || self.core.hidden(&s.target) {
+                        return self.core.refuse(&cmd, Refusal::SessionProtected, out);
                     }
                 }
                 // Chromium's own answer: a client never waits for a session nobody has.
                 None => {
-                    self.client_error(frame, -32001, "Session with given id not found.", out);
+                    self.core
+                        .client_error(frame, -32001, "Session with given id not found.", out);
                     return out.set(Verdict::Invalid, "unknown session");
                 }
             }
         }
         match entry {
             Some(entry) => self.command(&cmd, entry, out),
-            None => self.refuse(&cmd, Refusal::Unclassified, out),
+            None => self.core.refuse(&cmd, Refusal::Unclassified, out),
         }
     }
 
@@ -362,34 +384,34 @@ impl Policy {
     fn command(&mut self, cmd: &Command, entry: &table::Command, out: &mut Output) {
         if entry.class == Class::Refuse {
             let why = entry.why.as_deref().unwrap_or_default();
-            return self.refuse(cmd, Refusal::Table(why), out);
+            return self.core.refuse(cmd, Refusal::Table(why), out);
         }
         for judge in JUDGES {
             if let Some(r) = judge(self, cmd) {
-                return self.refuse(cmd, r, out);
+                return self.core.refuse(cmd, r, out);
             }
         }
         // What it reaches beyond its session's target: the tab, the renderer process, the
         // browser (reach.rs).
-        if let Some(r) = self.reach_judge(cmd, entry.reach) {
-            return self.refuse(cmd, r, out);
+        if let Some(r) = self.core.reach_judge(cmd, entry.reach) {
+            return self.core.refuse(cmd, r, out);
         }
         // The concern the table routes the command to (table.rs `Concern`), if any.
         let step = match entry.concern {
             None => Step::Go(None),
-            Some(Concern::Cookies) => self.cookie_command(cmd, out),
-            Some(Concern::Permissions) => self.permission_command(cmd),
-            Some(Concern::Wipe) => self.clear_cookies(cmd, out),
+            Some(Concern::Cookies) => self.core.cookie_command(cmd, out),
+            Some(Concern::Permissions) => self.core.permission_command(cmd),
+            Some(Concern::Wipe) => self.core.clear_cookies(cmd, out),
             Some(Concern::Attach) => self.attach_command(cmd, out),
-            Some(Concern::Contexts) => self.context_command(cmd),
-            Some(Concern::Discover) => self.answer_discover(cmd, out),
+            Some(Concern::Contexts) => self.core.context_command(cmd),
+            Some(Concern::Discover) => self.core.answer_discover(cmd, out),
             Some(Concern::History) => self.history_command(cmd, out),
-            Some(Concern::Fetch) => self.fetch_command(cmd, out),
+            Some(Concern::Fetch) => self.core.fetch_command(cmd, out),
             Some(Concern::Downloads) => self.download_command(cmd, out),
-            Some(Concern::Preload) => self.preload_command(cmd),
-            Some(Concern::Network) => self.network_command(cmd, out),
+            Some(Concern::Preload) => self.core.preload_command(cmd),
+            Some(Concern::Network) => self.core.network_command(cmd, out),
             Some(Concern::Overrides) => {
-                self.override_command(cmd, out);
+                self.core.override_command(cmd, out);
                 Step::Go(None)
             }
             // Judged above (JUDGES), or only in their answers (browser.rs).
@@ -406,16 +428,16 @@ impl Policy {
         };
         let rewritten = match step {
             Step::Done => return,
-            Step::Refuse(r) => return self.refuse(cmd, r, out),
+            Step::Refuse(r) => return self.core.refuse(cmd, r, out),
             Step::Go(rewritten) => rewritten,
         };
 
-        let consume = match self.fetch_answer_check(cmd) {
+        let consume = match self.core.fetch_answer_check(cmd) {
             Ok(consume) => consume,
-            Err(r) => return self.refuse(cmd, r, out),
+            Err(r) => return self.core.refuse(cmd, r, out),
         };
-        if let Some(r) = self.request_id_command(cmd) {
-            return self.refuse(cmd, r, out);
+        if let Some(r) = self.core.request_id_command(cmd) {
+            return self.core.refuse(cmd, r, out);
         }
 
         // What goes to the browser is judged: the command as the policy rewrote it, if it did
@@ -426,18 +448,18 @@ impl Policy {
             .filter(|nv| nv.get("method").and_then(Value::as_str) == Some(cmd.method))
             .and_then(|nv| nv.get("params"))
             .unwrap_or(cmd.params);
-        match self.table_judges(entry, sent) {
-            Some(Named::Internal) => return self.refuse(cmd, Refusal::Internal, out),
-            Some(Named::Protected) => return self.refuse(cmd, Refusal::ProtectedOrigin, out),
+        match self.core.table_judges(entry, sent) {
+            Some(Named::Internal) => return self.core.refuse(cmd, Refusal::Internal, out),
+            Some(Named::Protected) => return self.core.refuse(cmd, Refusal::ProtectedOrigin, out),
             Some(Named::Unlisted(name)) => {
-                return self.refuse(cmd, Refusal::Unlisted(&name), out);
+                return self.core.refuse(cmd, Refusal::Unlisted(&name), out);
             }
-            Some(Named::Grant) => return self.refuse(cmd, Refusal::Grant, out),
+            Some(Named::Grant) => return self.core.refuse(cmd, Refusal::Grant, out),
             None => {}
         }
 
         if let Some(rid) = consume {
-            if let Some(s) = self.session_mut(cmd.key) {
+            if let Some(s) = self.core.session_mut(cmd.key) {
                 s.paused.remove(&rid);
             }
         }
@@ -450,7 +472,7 @@ impl Policy {
             .then(|| cmd.params.get("requestId").and_then(Value::as_str))
             .flatten()
             .map(str::to_string);
-        self.pending.insert(
+        self.core.sessions.pending.insert(
             (cmd.key.to_string(), cmd.id),
             Pending {
                 method: cmd.method.to_string(),
@@ -469,13 +491,5 @@ impl Policy {
                 out.set(Verdict::Forward, "");
             }
         }
-    }
-
-    /// Whether `cmd` names (`browserContextId`) a browser context the client created.
-    pub(super) fn client_created(&self, cmd: &Command) -> bool {
-        cmd.params
-            .get("browserContextId")
-            .and_then(Value::as_str)
-            .is_some_and(|c| self.client_contexts.contains(&c.to_string()))
     }
 }

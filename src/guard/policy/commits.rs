@@ -6,11 +6,13 @@
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
+use super::core::Core;
+use super::output::Output;
 use super::refusal::Refusal;
 use super::state::{Kind, Own, Probe};
-use super::{Output, Policy};
+use super::Policy;
 
-impl Policy {
+impl Core {
     /// The client's `Preload.enable` / `Preload.disable`: the policy keeps `Preload` on, and
     /// shows its events to the client only while the client has it on.
     pub(super) fn preload_command(&mut self, cmd: &Command) -> Step {
@@ -21,11 +23,12 @@ impl Policy {
     }
 
     /// The answer to a session's frame-tree check showed no document yet (see
-    /// [`FirstCommit`]): the check waits, and asks again when the target changes (at once if it
+    /// [`FirstCommit`](super::state::FirstCommit)): the check waits, and asks again when the target changes (at once if it
     /// changed while this question was out). Returns whether it waits.
     pub(super) fn await_first_commit(&mut self, sid: &str, hold: u64, out: &mut Output) -> bool {
         let Some(f) = self
             .sessions
+            .map
             .get_mut(sid)
             .and_then(|s| s.first_commit.as_mut())
             .filter(|f| f.hold == hold)
@@ -42,7 +45,7 @@ impl Policy {
 
     /// A session's frame-tree check answered with a document: it no longer waits for one.
     pub(super) fn first_commit_seen(&mut self, sid: &str, hold: u64) {
-        if let Some(s) = self.sessions.get_mut(sid) {
+        if let Some(s) = self.sessions.map.get_mut(sid) {
             if s.first_commit.is_some_and(|f| f.hold == hold) {
                 s.first_commit = None;
             }
@@ -53,7 +56,7 @@ impl Policy {
     /// whose checks wait for its first document asks for the frame tree again.
     pub(super) fn target_changed(&mut self, target: &str, out: &mut Output) {
         let mut ask = Vec::new();
-        for (k, s) in self.sessions.iter_mut() {
+        for (k, s) in self.sessions.map.iter_mut() {
             if s.target != target || s.closed {
                 continue;
             }
@@ -83,7 +86,7 @@ impl Policy {
     /// Whether a frame tree holds a frame whose URL or origin is protected: `Some(true)` when
     /// it is the main frame.
     pub(super) fn tree_reaches(&self, tree: &Value) -> Option<bool> {
-        fn walk(p: &Policy, node: &Value, main: bool) -> Option<bool> {
+        fn walk(p: &Core, node: &Value, main: bool) -> Option<bool> {
             let f = &node["frame"];
             let hit = ["url", "securityOrigin"]
                 .iter()
@@ -118,10 +121,10 @@ impl Policy {
             .is_some_and(|f| f.remove("unreachableUrl").is_some())
     }
 
-    /// [`Policy::error_frame`] on every frame of a `Page.getFrameTree` or
+    /// [`Core::error_frame`] on every frame of a `Page.getFrameTree` or
     /// `Page.getResourceTree` answer. Returns whether it changed.
     pub(super) fn error_frames(&self, v: &mut Value) -> bool {
-        fn walk(p: &Policy, node: &mut Value) -> bool {
+        fn walk(p: &Core, node: &mut Value) -> bool {
             let mut changed = p.error_frame(&mut node["frame"]);
             if let Some(kids) = node.get_mut("childFrames").and_then(Value::as_array_mut) {
                 for k in kids {
@@ -136,21 +139,6 @@ impl Policy {
         }
     }
 
-    /// A session showed a protected document: its target is protected when `main`, else the
-    /// session alone is detached.
-    pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {
-        let Some(target) = self.session(key).map(|s| s.target.clone()) else {
-            return;
-        };
-        if main && !target.is_empty() {
-            if let Some(t) = self.targets.get_mut(&target) {
-                t.origin = true;
-            }
-            self.protect_target(&target, out);
-        }
-        self.detach(key, out);
-    }
-
     /// A `Page.getNavigationHistory` result: entries remembered, protected ones blanked.
     /// Returns whether the result changed.
     pub(super) fn history_response(&mut self, v: &mut Value, key: &str) -> bool {
@@ -163,7 +151,7 @@ impl Policy {
                 let bad = ["url", "userTypedURL"]
                     .iter()
                     .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
-                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(key)) {
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.map.get_mut(key)) {
                     s.history.insert(eid, bad);
                 }
                 if bad {
@@ -176,12 +164,29 @@ impl Policy {
         }
         changed
     }
+}
+
+impl Policy {
+    /// A session showed a protected document: its target is protected when `main`, else the
+    /// session alone is detached.
+    pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {
+        let Some(target) = self.core.session(key).map(|s| s.target.clone()) else {
+            return;
+        };
+        if main && !target.is_empty() {
+            if let Some(t) = self.core.targets.map.get_mut(&target) {
+                t.origin = true;
+            }
+            self.protect_target(&target, out);
+        }
+        self.detach(key, out);
+    }
 
     /// A `Page.getFrameTree` / `getResourceTree` result: whether a frame of it is protected
     /// (then the session pays, and the client gets a refusal).
     pub(super) fn frame_tree_response(&mut self, v: &Value, key: &str, out: &mut Output) -> bool {
-        self.learn_frames(key, &v["result"]["frameTree"]);
-        match self.tree_reaches(&v["result"]["frameTree"]) {
+        self.core.learn_frames(key, &v["result"]["frameTree"]);
+        match self.core.tree_reaches(&v["result"]["frameTree"]) {
             Some(main) => {
                 self.session_reached(key, main, out);
                 true
@@ -202,8 +207,10 @@ impl Policy {
             for (i, e) in entries.iter().enumerate() {
                 let bad = ["url", "userTypedURL"]
                     .iter()
-                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
-                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.get_mut(sid)) {
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.core.off_limits(u)));
+                if let (Some(eid), Some(s)) =
+                    (e["id"].as_i64(), self.core.sessions.map.get_mut(sid))
+                {
                     s.history.insert(eid, bad);
                 }
                 restorable |= bad && i64::try_from(i).ok() != current;
@@ -216,14 +223,24 @@ impl Policy {
         // target it can never attach to waits for it (Puppeteer's connect waits for every tab
         // it was shown to be attached).
         let withheld: Vec<String> = self
+            .core
             .sessions
+            .map
             .get(sid)
             .map(|s| {
                 let tab = self
+                    .core
                     .sessions
+                    .map
                     .get(&s.parent)
                     .map(|p| p.target.clone())
-                    .filter(|t| self.targets.get(t).is_some_and(|t| t.kind == "tab"));
+                    .filter(|t| {
+                        self.core
+                            .targets
+                            .map
+                            .get(t)
+                            .is_some_and(|t| t.kind == "tab")
+                    });
                 std::iter::once(s.target.clone()).chain(tab).collect()
             })
             .unwrap_or_default();
@@ -260,7 +277,7 @@ impl Policy {
         if kind != Some("Document") && kind != Some("Prefetch") {
             return None;
         }
-        let s = self.session(key)?;
+        let s = self.core.session(key)?;
         if s.kind != Kind::Document || s.closed {
             return None;
         }
@@ -270,11 +287,11 @@ impl Policy {
             p["response"]["url"].as_str()
         };
         if kind == Some("Prefetch") {
-            if !url.is_some_and(|u| self.off_limits(u)) {
+            if !url.is_some_and(|u| self.core.off_limits(u)) {
                 return None;
             }
             let target = s.target.clone();
-            if let Some(t) = self.targets.get_mut(&target) {
+            if let Some(t) = self.core.targets.map.get_mut(&target) {
                 t.withheld = true;
             }
             self.session_reached(key, true, out);
@@ -284,12 +301,12 @@ impl Policy {
         let seen = s.navigations.contains(&rid);
         let start = method == "Network.requestWillBeSent" && p.get("redirectResponse").is_none();
         if start {
-            if let Some(s) = self.session_mut(key) {
+            if let Some(s) = self.core.session_mut(key) {
                 s.navigations.insert(rid, ());
             }
             return None;
         }
-        if !url.is_some_and(|u| self.off_limits(u)) {
+        if !url.is_some_and(|u| self.core.off_limits(u)) {
             return None;
         }
         // A redirect hop of a request seen from its start is paused (and failed) by the
@@ -319,7 +336,7 @@ impl Policy {
         method: &str,
         out: &mut Output,
     ) -> Option<&'static str> {
-        let s = self.session(key)?;
+        let s = self.core.session(key)?;
         if s.kind != Kind::Document || s.closed {
             return None;
         }
@@ -334,9 +351,9 @@ impl Policy {
             method,
             "Preload.prefetchStatusUpdated" | "Preload.prerenderStatusUpdated"
         );
-        if preloads && urls.iter().flatten().any(|u| self.off_limits(u)) {
+        if preloads && urls.iter().flatten().any(|u| self.core.off_limits(u)) {
             let target = s.target.clone();
-            if let Some(t) = self.targets.get_mut(&target) {
+            if let Some(t) = self.core.targets.map.get_mut(&target) {
                 t.withheld = true;
             }
             self.session_reached(key, true, out);
@@ -371,15 +388,18 @@ impl Policy {
             let main = f.get("parentId").is_none();
             let real = ["url", "securityOrigin"]
                 .iter()
-                .any(|k| f[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                .any(|k| f[*k].as_str().is_some_and(|u| self.core.off_limits(u)));
             if real {
                 self.session_reached(key, main, out);
                 return Some("frame on a protected origin");
             }
         } else {
             let c = &v["params"]["context"];
-            if c["origin"].as_str().is_some_and(|o| self.off_limits(o)) {
-                let target = self.session(key).map(|s| s.target.clone());
+            if c["origin"]
+                .as_str()
+                .is_some_and(|o| self.core.off_limits(o))
+            {
+                let target = self.core.session(key).map(|s| s.target.clone());
                 let main = c["auxData"]["frameId"].as_str() == target.as_deref();
                 self.session_reached(key, main, out);
                 return Some("context on a protected origin");

@@ -14,9 +14,10 @@
 use serde_json::{json, Map, Value};
 
 use super::command::{Command, Step};
+use super::core::Core;
+use super::output::{Output, Verdict};
 use super::refusal::Refusal;
 use super::state::{Clear, Clearing, Own};
-use super::{Output, Policy, Verdict};
 
 /// The members of a `Storage.getCookies` cookie that say which cookie it is.
 const COOKIE_KEYS: [&str; 6] = [
@@ -28,7 +29,7 @@ const COOKIE_KEYS: [&str; 6] = [
     "partitionKey",
 ];
 
-impl Policy {
+impl Core {
     /// `Storage.clearCookies` from the client: starts the clear of the ordinary cookies of a
     /// context the client created. The user's default context (no `browserContextId`, or one
     /// the client did not create) holds the user's own cookies: refused.
@@ -83,7 +84,7 @@ impl Policy {
                     .filter(|c| {
                         c["domain"]
                             .as_str()
-                            .is_some_and(|d| !self.m.cookie_domain(d))
+                            .is_some_and(|d| !self.rules.m.cookie_domain(d))
                     })
                     .map(|c| {
                         let mut gone = Map::new();

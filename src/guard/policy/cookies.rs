@@ -6,10 +6,11 @@ use std::collections::HashSet;
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
+use super::core::Core;
+use super::output::{Output, Verdict};
 use super::refusal::Refusal;
 use super::scrub::{host_of, set_cookie_domain, strip_cookie_header};
 use super::state::Kind;
-use super::{Output, Policy, Verdict};
 /// The host remembered for a protected document request shown to the client as blocked
 /// (no host is a NUL): its `loadingFailed` reaches the client too.
 pub(super) const SHOWN_BLOCKED: &str = "\u{0}blocked document";
@@ -44,7 +45,7 @@ fn redact_blocked_request(v: &mut Value) {
     }
 }
 
-impl Policy {
+impl Core {
     /// Whether `v` is a `requestWillBeSent` the client is shown as a blocked document request.
     pub(super) fn shown_blocked(&self, v: &Value, key: &str) -> bool {
         let Some(rid) = v["params"]["requestId"].as_str() else {
@@ -66,7 +67,7 @@ impl Policy {
             "Network.requestWillBeSent" => {
                 let url = v["params"]["request"]["url"].as_str().unwrap_or_default();
                 let doc = v["params"]["documentURL"].as_str().unwrap_or_default();
-                let protected = self.m.cookie_url(url) || self.m.cookie_url(doc);
+                let protected = self.rules.m.cookie_url(url) || self.rules.m.cookie_url(doc);
                 // A protected document request on a document session is failed by the
                 // interception before it is sent (fetch.rs; one it missed costs the session):
                 // the client sees it start and fail, as any blocked navigation, with its URL
@@ -94,7 +95,7 @@ impl Policy {
                 }
                 let redirect_bad = v["params"]["redirectResponse"]["url"]
                     .as_str()
-                    .is_some_and(|u| self.m.cookie_url(u));
+                    .is_some_and(|u| self.rules.m.cookie_url(u));
                 if redirect_bad {
                     if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                         params.remove("redirectResponse");
@@ -105,7 +106,7 @@ impl Policy {
             }
             "Network.webSocketCreated" => {
                 let url = v["params"]["url"].as_str().unwrap_or_default();
-                let protected = self.m.cookie_url(url);
+                let protected = self.rules.m.cookie_url(url);
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                     s.requests.insert(r, (protected, String::new()));
                 }
@@ -115,7 +116,7 @@ impl Policy {
             }
             "Network.responseReceived" => {
                 let url = v["params"]["response"]["url"].as_str().unwrap_or_default();
-                if self.m.cookie_url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
+                if self.rules.m.cookie_url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
                     if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
                         s.requests.insert(r, (true, String::new()));
                     }
@@ -132,7 +133,7 @@ impl Policy {
                                 cs.iter().any(|c| {
                                     c["cookie"]["domain"]
                                         .as_str()
-                                        .is_some_and(|d| self.m.cookie_domain(d))
+                                        .is_some_and(|d| self.rules.m.cookie_domain(d))
                                 })
                             });
                     if any_protected {
@@ -145,7 +146,7 @@ impl Policy {
                         for c in cs {
                             if c["cookie"]["domain"]
                                 .as_str()
-                                .is_some_and(|d| self.m.cookie_domain(d))
+                                .is_some_and(|d| self.rules.m.cookie_domain(d))
                             {
                                 if let Some(n) = c["cookie"]["name"].as_str() {
                                     names.insert(n.to_string());
@@ -215,7 +216,7 @@ impl Policy {
                 let kept: Vec<&str> = lines
                     .iter()
                     .copied()
-                    .filter(|line| !self.m.cookie_domain(set_cookie_domain(line, host)))
+                    .filter(|line| !self.rules.m.cookie_domain(set_cookie_domain(line, host)))
                     .collect();
                 if kept.len() != lines.len() {
                     *val = Value::String(kept.join("\n"));
@@ -230,7 +231,7 @@ impl Policy {
                     let is_set =
                         l.len() >= 11 && l.as_bytes()[..11].eq_ignore_ascii_case(b"set-cookie:");
                     let value = l.get(11..).unwrap_or_default().trim();
-                    !(is_set && self.m.cookie_domain(set_cookie_domain(value, host)))
+                    !(is_set && self.rules.m.cookie_domain(set_cookie_domain(value, host)))
                 })
                 .collect();
             let joined = kept.join("\r\n");
@@ -246,9 +247,9 @@ impl Policy {
             {
                 let before = items.len();
                 items.retain(|c| {
-                    !c["cookieLine"]
-                        .as_str()
-                        .is_some_and(|line| self.m.cookie_domain(set_cookie_domain(line, host)))
+                    !c["cookieLine"].as_str().is_some_and(|line| {
+                        self.rules.m.cookie_domain(set_cookie_domain(line, host))
+                    })
                 });
                 changed |= items.len() != before;
             }
@@ -302,9 +303,9 @@ impl Policy {
         };
         let off_limits = |u: &Value| {
             u.as_str().is_none_or(|s| {
-                self.m.cookie_url(s)
+                self.rules.m.cookie_url(s)
                     || self.names_internal(u)
-                    || self.m.cookie_domain(&super::deny::cookie_host(s))
+                    || self.rules.m.cookie_domain(&super::deny::cookie_host(s))
             })
         };
         let kept: Vec<Value> = urls.iter().filter(|u| !off_limits(u)).cloned().collect();
@@ -325,7 +326,7 @@ impl Policy {
         Step::Go(Some(nv))
     }
 
-    /// Cookie reads (answered filtered, [`Policy::cookie_read`]) and deletes (refused when
+    /// Cookie reads (answered filtered, [`Core::cookie_read`]) and deletes (refused when
     /// they would reach every domain).
     pub(super) fn cookie_command(&self, cmd: &Command, out: &mut Output) -> Step {
         let params = cmd.params;

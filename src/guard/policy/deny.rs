@@ -9,8 +9,8 @@
 
 use serde_json::Value;
 
+use super::core::Core;
 use super::table::{Command, Judge, Reach};
-use super::Policy;
 
 /// What a command's parameters name that the client may not reach.
 pub(super) enum Named {
@@ -24,7 +24,7 @@ pub(super) enum Named {
     Grant,
 }
 
-impl Policy {
+impl Core {
     /// Judges a classified command's parameters by the table; `None` when nothing in them is
     /// off limits.
     pub(super) fn table_judges(&self, entry: &Command, params: &Value) -> Option<Named> {
@@ -55,7 +55,9 @@ impl Policy {
     fn judge_url(&self, url: &str, host: bool) -> Option<Named> {
         if self.internal(url) {
             Some(Named::Internal)
-        } else if self.m.cookie_url(url) || (host && self.m.cookie_domain(&cookie_host(url))) {
+        } else if self.rules.m.cookie_url(url)
+            || (host && self.rules.m.cookie_domain(&cookie_host(url)))
+        {
             Some(Named::Protected)
         } else {
             None
@@ -80,14 +82,14 @@ impl Policy {
         let protected = |yes: bool| yes.then_some(Named::Protected);
         match judge {
             Judge::Url | Judge::Urls => s.and_then(|u| self.judge_url(u, host)),
-            Judge::StorageKey => protected(s.is_some_and(|k| self.m.storage_key(k))),
+            Judge::StorageKey => protected(s.is_some_and(|k| self.rules.m.storage_key(k))),
             Judge::CacheId => {
-                protected(s.is_some_and(|id| super::scrub::cache_id_protected(&self.m, id)))
+                protected(s.is_some_and(|id| super::scrub::cache_id_protected(&self.rules.m, id)))
             }
-            Judge::CookieDomain => protected(s.is_some_and(|d| self.m.cookie_domain(d))),
+            Judge::CookieDomain => protected(s.is_some_and(|d| self.rules.m.cookie_domain(d))),
             Judge::Cookie => {
                 let domain = v.get("domain").and_then(Value::as_str);
-                if domain.is_some_and(|d| self.m.cookie_domain(d)) {
+                if domain.is_some_and(|d| self.rules.m.cookie_domain(d)) {
                     return Some(Named::Protected);
                 }
                 if let Some(n) = v
@@ -103,7 +105,11 @@ impl Policy {
             }
             Judge::Target => {
                 let t = s?;
-                let internal = self.targets.get(t).is_some_and(|r| self.internal(r.url()));
+                let internal = self
+                    .targets
+                    .map
+                    .get(t)
+                    .is_some_and(|r| self.internal(r.url()));
                 if internal {
                     Some(Named::Internal)
                 } else {
@@ -137,7 +143,7 @@ impl Policy {
     /// judged.
     fn names_anything(&self, v: &Value) -> bool {
         super::walk::any_string(v, |_, s| {
-            self.off_limits(s) || self.m.storage_key(s) || self.hidden(s)
+            self.off_limits(s) || self.rules.m.storage_key(s) || self.hidden(s)
         })
     }
 }

@@ -23,10 +23,12 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
+use super::core::ROOT;
+use super::output::Output;
 use super::paths::{each_path, LocalPaths, Protected, Use};
 use super::refusal::Refusal;
 use super::state::Own;
-use super::{Output, Policy, ROOT};
+use super::Policy;
 
 /// Browser contexts' download folders remembered at most (the client names them).
 const MAX_FOLDERS: usize = 256;
@@ -129,8 +131,9 @@ impl Policy {
                 return Step::Refuse(Refusal::PageDownloads);
             }
             let context = self
+                .core
                 .session(key)
-                .and_then(|s| self.targets.get(&s.target))
+                .and_then(|s| self.core.targets.map.get(&s.target))
                 .and_then(|t| t.context()?.as_str())
                 .unwrap_or_default()
                 .to_string();
@@ -194,32 +197,39 @@ impl Policy {
         }
         let frame = params["frameId"].as_str().unwrap_or_default();
         let url = params["url"].as_str().unwrap_or_default();
-        let known = self.targets.contains_key(frame);
-        if !self.off_limits(url) && known && !self.hidden(frame) {
+        let known = self.core.targets.map.contains_key(frame);
+        if !self.core.off_limits(url) && known && !self.core.hidden(frame) {
             return (!self.downloads.client_events)
                 .then_some("download events the client did not ask for");
         }
         // The download's browser context, when its frame is a target the policy knows; else
         // every context the client chose a folder for, and the default one.
-        let mut contexts: Vec<Option<String>> =
-            match self.targets.get(frame).and_then(|t| t.context()?.as_str()) {
-                Some(c) => vec![Some(c.to_string())],
-                None => self
-                    .downloads
-                    .folders
-                    .keys()
-                    .filter(|c| !c.is_empty())
-                    .map(|c| Some(c.clone()))
-                    .chain(std::iter::once(None))
-                    .collect(),
-            };
+        let mut contexts: Vec<Option<String>> = match self
+            .core
+            .targets
+            .map
+            .get(frame)
+            .and_then(|t| t.context()?.as_str())
+        {
+            Some(c) => vec![Some(c.to_string())],
+            None => self
+                .downloads
+                .folders
+                .keys()
+                .filter(|c| !c.is_empty())
+                .map(|c| Some(c.clone()))
+                .chain(std::iter::once(None))
+                .collect(),
+        };
         contexts.dedup();
         for context in contexts {
             let mut p = json!({"guid": guid});
             if let Some(c) = context {
                 p["browserContextId"] = Value::String(c);
             }
-            let msg = self.own_command(ROOT, "Browser.cancelDownload", p, Own::Ignore);
+            let msg = self
+                .core
+                .own_command(ROOT, "Browser.cancelDownload", p, Own::Ignore);
             out.to_browser.push(msg);
         }
         // Whatever the cancel does not stop lands in a download folder, which no page is

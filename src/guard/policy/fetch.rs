@@ -4,100 +4,14 @@
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
+use super::core::Core;
+use super::output::{Output, Verdict};
 use super::pattern::FetchPattern;
 use super::refusal::Refusal;
-use super::state::{ClientFetch, Kind, Overrides, Own};
+use super::shown::{guard_pattern, guard_patterns};
+use super::state::{ClientFetch, Kind, Own};
 use super::table::Concern;
-use super::{Output, Policy, Verdict};
-
-/// The policy's own `Fetch` patterns on every document session, paused before they are
-/// sent: every document, and what a page shows but cannot read (images, media, `<object>` and
-/// `<embed>` of an image: `loads.rs`) when its URL may be off limits: [`shown_patterns`].
-/// The patterns of [`shown_patterns`], and the parameters of the `Fetch.enable` that opens
-/// every session's checks, encoded once.
-#[derive(Debug)]
-pub(super) struct Shown {
-    /// The patterns.
-    pub(super) patterns: Vec<Value>,
-    /// `{"patterns": guard_pattern(patterns)}`, encoded.
-    pub(super) check: std::sync::Arc<str>,
-}
-
-impl Shown {
-    /// The patterns the `m` calls for.
-    pub(super) fn new(m: &crate::protected::Matcher) -> Shown {
-        let patterns = shown_patterns(m);
-        let check = json!({"patterns": guard_pattern(&patterns)}).to_string();
-        Shown {
-            patterns,
-            check: check.into(),
-        }
-    }
-}
-
-pub(super) fn guard_pattern(shown: &[Value]) -> Vec<Value> {
-    let mut patterns =
-        vec![json!({"urlPattern": "*", "resourceType": "Document", "requestStage": "Request"})];
-    patterns.extend(shown.iter().cloned());
-    patterns
-}
-
-/// The policy's own `Fetch` patterns on a document session: [`guard_pattern`], and every
-/// request while the client has set request headers there (see `overrides`).
-pub(super) fn guard_patterns(shown: &[Value], overrides: &Overrides) -> Vec<Value> {
-    let mut patterns = guard_pattern(shown);
-    if overrides.any() {
-        patterns.push(json!({"urlPattern": "*", "requestStage": "Request"}));
-    }
-    patterns
-}
-
-/// The patterns of images, media and `Other` requests the policy pauses: only URLs that may
-/// be off limits ([`Policy::off_limits`]), so a page's ordinary images never wait for the
-/// guard. A superset, judged again when paused: Chromium matches a pattern against the
-/// canonical URL of each request and of each redirect hop on its own (measured on Chromium
-/// 156: an ordinary image URL redirecting to a protected one is paused at the protected hop),
-/// and a canonical URL on a protected origin contains its host text
-/// ([`Matcher::host_texts`](crate::protected::Matcher)) in its host; a browser-internal,
-/// `anySchemes` or `innerSchemes` URL (`blob:`, `filesystem:`, `view-source:`, whose inner
-/// URL a browser leaves as written) starts with its scheme.
-pub(super) fn shown_patterns(m: &crate::protected::Matcher) -> Vec<Value> {
-    let mut texts: Vec<String> = m
-        .host_texts()
-        .map(|h| format!("*{}*", glob_escape(h)))
-        .collect();
-    texts.extend(
-        super::scrub::INTERNAL_SCHEMES
-            .iter()
-            .copied()
-            .chain(m.scheme_texts())
-            .chain(["about", "view-source"])
-            .map(|scheme| format!("{}:*", glob_escape(&scheme.to_ascii_lowercase()))),
-    );
-    texts.sort();
-    texts.dedup();
-    let mut patterns = Vec::new();
-    for rtype in ["Image", "Media", "Other"] {
-        for text in &texts {
-            patterns.push(
-                json!({"urlPattern": text, "resourceType": rtype, "requestStage": "Request"}),
-            );
-        }
-    }
-    patterns
-}
-
-/// `text` with `Fetch` pattern wildcards (`*`, `?`) and the escape (`\`) escaped.
-fn glob_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '*' | '?' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
+use super::Policy;
 
 /// `Fetch` commands that answer a paused request, and whether they end its pause.
 fn fetch_answer(method: &str) -> Option<bool> {
@@ -121,10 +35,10 @@ struct Paused<'a> {
     protected: bool,
 }
 
-impl Policy {
+impl Core {
     /// Remembers that the policy failed a main-frame document load of `url` in `target`.
     fn remember_blocked(&mut self, target: &str, url: &str) {
-        if let Some(t) = self.targets.get_mut(target) {
+        if let Some(t) = self.targets.map.get_mut(target) {
             if !t.blocked.iter().any(|b| b == url) {
                 if t.blocked.len() >= super::state::BLOCKED_KEPT {
                     t.blocked.remove(0);
@@ -144,7 +58,7 @@ impl Policy {
         let Some(rid) = p["networkId"].as_str() else {
             return;
         };
-        let Some(s) = self.sessions.get_mut(key) else {
+        let Some(s) = self.sessions.map.get_mut(key) else {
             return;
         };
         if s.requests.get(&rid.to_string()).is_some() {
@@ -196,10 +110,11 @@ impl Policy {
         let p = &v["params"];
         let url = p["request"]["url"].as_str().unwrap_or_default();
         let frame = p["frameId"].as_str();
-        let frame_hidden = frame.is_some_and(|f| self.targets.get(f).is_some_and(|t| t.protected));
+        let frame_hidden =
+            frame.is_some_and(|f| self.targets.map.get(f).is_some_and(|t| t.protected));
         let browser_wide = self.session(key).is_some_and(|s| s.kind == Kind::Browser);
-        let unplaced =
-            browser_wide && frame.is_none_or(|f| self.targets.get(f).is_none_or(|t| t.protected));
+        let unplaced = browser_wide
+            && frame.is_none_or(|f| self.targets.map.get(f).is_none_or(|t| t.protected));
         let protected = frame_hidden || unplaced || self.off_limits(url) || {
             let mut probe = v.clone();
             self.scrub_member(&mut probe, "params").is_err()
@@ -219,133 +134,6 @@ impl Policy {
         }
         out.to_client.push(frame.to_string());
         out.set(Verdict::Forward, "");
-    }
-
-    pub(super) fn paused_event(
-        &mut self,
-        frame: &str,
-        v: Value,
-        key: &str,
-        visible: bool,
-        out: &mut Output,
-    ) {
-        let p = &v["params"];
-        let Paused {
-            rid,
-            url,
-            rtype,
-            protected,
-        } = self.paused_request(&v, key);
-        let response =
-            p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
-        let Some(s) = self.session(key) else {
-            return out.set(Verdict::Drop, "no session");
-        };
-        let document_session = s.kind == Kind::Document;
-        let client_network = visible && s.client_network;
-        // A session with a renderer-wide override loads no document on a site a protected
-        // origin shares: the override would follow it into that site's renderer process.
-        let shared = document_session
-            && rtype == "Document"
-            && !response
-            && s.renderer_wide
-            && self.m.shares_site(url);
-        // A popup a page opened onto a protected origin loads for the user (issue 29, item
-        // 4): its first document's request goes on without the client's headers, to pause again
-        // at its response, before anything commits; there every session on the popup (the
-        // client's, with its init scripts, bindings, CSP bypass and overrides) is detached,
-        // which ends their interception and lets the response commit without them.
-        let wants = visible
-            && s.fetch
-                .as_ref()
-                .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
-        let target = s.target.clone();
-        let handoff = format!("{key}\n{rid}");
-        if protected && response && self.handoffs.remove(&handoff).is_some() {
-            self.protect_target(&target, out);
-            return out.set(
-                Verdict::Drop,
-                "a popup's protected first document commits for the user, without the client",
-            );
-        }
-        if protected
-            && !shared
-            && document_session
-            && rtype == "Document"
-            && !response
-            && self.popup_first_document(&target, p["frameId"].as_str())
-        {
-            let mut params = json!({"requestId": rid, "interceptResponse": true});
-            if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
-                params["headers"] = h;
-            }
-            let msg = self.own_command(key, "Fetch.continueRequest", params, Own::Ignore);
-            out.to_browser.push(msg);
-            self.handoffs.insert(handoff, ());
-            // Protected from now on: until its sessions go at the response, the client can
-            // neither name the popup (close, activate, attach) nor use its session.
-            if let Some(t) = self.targets.get_mut(&target) {
-                t.protected = true;
-            }
-            return out.set(
-                Verdict::Drop,
-                "a popup's protected first document loads for the user, without the client",
-            );
-        }
-        let protected = protected || shared;
-        if protected {
-            // A protected image, video or `<object>` a page shows loads (the guard vectors'
-            // liveness: a guard leaves ordinary pages' subresources alone), and the page is
-            // marked before it can show it: no capture reads its pixels (loads.rs).
-            if super::loads::rendered(rtype) && !response {
-                self.mark_showing(&target);
-            }
-            // A protected document is failed.
-            let failed = rtype == "Document";
-            if document_session && failed && !response {
-                if p["frameId"].as_str() == Some(target.as_str()) {
-                    self.remember_blocked(&target, url);
-                }
-                if client_network {
-                    self.show_blocked_start(key, p, out);
-                }
-            }
-            let msg = if document_session && failed && !response {
-                self.own_command(
-                    key,
-                    "Fetch.failRequest",
-                    json!({"requestId": rid, "errorReason": "BlockedByClient"}),
-                    Own::Ignore,
-                )
-            } else if response {
-                self.own_command(
-                    key,
-                    "Fetch.continueResponse",
-                    json!({"requestId": rid}),
-                    Own::Ignore,
-                )
-            } else {
-                // Without the values the client set (class 6, overrides.rs).
-                let mut params = json!({"requestId": rid});
-                if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
-                    params["headers"] = h;
-                }
-                self.own_command(key, "Fetch.continueRequest", params, Own::Ignore)
-            };
-            out.to_browser.push(msg);
-            return out.set(Verdict::Drop, "protected request answered by the guard");
-        }
-        if !wants {
-            let method = if response {
-                "Fetch.continueResponse"
-            } else {
-                "Fetch.continueRequest"
-            };
-            let msg = self.own_command(key, method, json!({"requestId": rid}), Own::Ignore);
-            out.to_browser.push(msg);
-            return out.set(Verdict::Drop, "paused for the guard only");
-        }
-        self.show_paused(key, rid, frame, out);
     }
 
     pub(super) fn auth_event(
@@ -392,7 +180,7 @@ impl Policy {
     }
     /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
     /// the policy's own document pattern is kept in the browser. Its answers to paused
-    /// requests are judged by [`Policy::fetch_answer_check`].
+    /// requests are judged by [`Core::fetch_answer_check`].
     pub(super) fn fetch_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
         let (key, id, method, params, v) = (cmd.key, cmd.id, cmd.method, cmd.params, cmd.v);
         if method != "Fetch.enable" && method != "Fetch.disable" {
@@ -419,7 +207,7 @@ impl Policy {
             let overrides = self.effective(key);
             let mut rewritten = None;
             if kind == Some(Kind::Document) || overrides.any() {
-                patterns.extend(guard_patterns(&self.shown.patterns, &overrides));
+                patterns.extend(guard_patterns(&self.rules.shown.patterns, &overrides));
                 let mut nv = v.clone();
                 nv["params"]["patterns"] = Value::Array(patterns);
                 rewritten = Some(nv);
@@ -445,14 +233,14 @@ impl Policy {
     /// it has an `openerId`) that has committed no document of its own yet (its URL is empty
     /// or inherits its opener's origin, `about:blank`).
     fn popup_first_document(&self, target: &str, frame: Option<&str>) -> bool {
-        let Some(t) = self.targets.get(target) else {
+        let Some(t) = self.targets.map.get(target) else {
             return false;
         };
         let url = t.url();
         t.kind == "page"
             && frame == Some(target)
             && t.info["openerId"].as_str().is_some_and(|o| !o.is_empty())
-            && (url.is_empty() || self.m.inherits(url))
+            && (url.is_empty() || self.rules.m.inherits(url))
     }
 
     /// A client's answer to a paused request may name only a request id it was shown.
@@ -488,8 +276,11 @@ impl Policy {
             .map(|f| f.raw.clone())
             .unwrap_or_default();
         match s {
-            Some(_) => patterns.extend(guard_patterns(&self.shown.patterns, &self.effective(key))),
-            None => patterns.extend(guard_pattern(&self.shown.patterns)),
+            Some(_) => patterns.extend(guard_patterns(
+                &self.rules.shown.patterns,
+                &self.effective(key),
+            )),
+            None => patterns.extend(guard_pattern(&self.rules.shown.patterns)),
         }
         let mut params = json!({"patterns": patterns});
         if s.and_then(|s| s.fetch.as_ref())
@@ -501,9 +292,146 @@ impl Policy {
     }
 }
 
+impl Policy {
+    pub(super) fn paused_event(
+        &mut self,
+        frame: &str,
+        v: Value,
+        key: &str,
+        visible: bool,
+        out: &mut Output,
+    ) {
+        let p = &v["params"];
+        let Paused {
+            rid,
+            url,
+            rtype,
+            protected,
+        } = self.core.paused_request(&v, key);
+        let response =
+            p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
+        let Some(s) = self.core.session(key) else {
+            return out.set(Verdict::Drop, "no session");
+        };
+        let document_session = s.kind == Kind::Document;
+        let client_network = visible && s.client_network;
+        // A session with a renderer-wide override loads no document on a site a protected
+        // origin shares: the override would follow it into that site's renderer process.
+        let shared = document_session
+            && rtype == "Document"
+            && !response
+            && s.renderer_wide
+            && self.core.rules.m.shares_site(url);
+        // A popup a page opened onto a protected origin loads for the user (issue 29, item
+        // 4): its first document's request goes on without the client's headers, to pause again
+        // at its response, before anything commits; there every session on the popup (the
+        // client's, with its init scripts, bindings, CSP bypass and overrides) is detached,
+        // which ends their interception and lets the response commit without them.
+        let wants = visible
+            && s.fetch
+                .as_ref()
+                .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
+        let target = s.target.clone();
+        let handoff = format!("{key}\n{rid}");
+        if protected && response && self.core.sessions.handoffs.remove(&handoff).is_some() {
+            self.protect_target(&target, out);
+            return out.set(
+                Verdict::Drop,
+                "a popup's protected first document commits for the user, without the client",
+            );
+        }
+        if protected
+            && !shared
+            && document_session
+            && rtype == "Document"
+            && !response
+            && self
+                .core
+                .popup_first_document(&target, p["frameId"].as_str())
+        {
+            let mut params = json!({"requestId": rid, "interceptResponse": true});
+            if let Some(h) = self.core.effective(key).clean(&p["request"]["headers"]) {
+                params["headers"] = h;
+            }
+            let msg = self
+                .core
+                .own_command(key, "Fetch.continueRequest", params, Own::Ignore);
+            out.to_browser.push(msg);
+            self.core.sessions.handoffs.insert(handoff, ());
+            // Protected from now on: until its sessions go at the response, the client can
+            // neither name the popup (close, activate, attach) nor use its session.
+            if let Some(t) = self.core.targets.map.get_mut(&target) {
+                t.protected = true;
+            }
+            return out.set(
+                Verdict::Drop,
+                "a popup's protected first document loads for the user, without the client",
+            );
+        }
+        let protected = protected || shared;
+        if protected {
+            // A protected image, video or `<object>` a page shows loads (the guard vectors'
+            // liveness: a guard leaves ordinary pages' subresources alone), and the page is
+            // marked before it can show it: no capture reads its pixels (loads.rs).
+            if super::loads::rendered(rtype) && !response {
+                self.core.mark_showing(&target);
+            }
+            // A protected document is failed.
+            let failed = rtype == "Document";
+            if document_session && failed && !response {
+                if p["frameId"].as_str() == Some(target.as_str()) {
+                    self.core.remember_blocked(&target, url);
+                }
+                if client_network {
+                    self.core.show_blocked_start(key, p, out);
+                }
+            }
+            let msg = if document_session && failed && !response {
+                self.core.own_command(
+                    key,
+                    "Fetch.failRequest",
+                    json!({"requestId": rid, "errorReason": "BlockedByClient"}),
+                    Own::Ignore,
+                )
+            } else if response {
+                self.core.own_command(
+                    key,
+                    "Fetch.continueResponse",
+                    json!({"requestId": rid}),
+                    Own::Ignore,
+                )
+            } else {
+                // Without the values the client set (class 6, overrides.rs).
+                let mut params = json!({"requestId": rid});
+                if let Some(h) = self.core.effective(key).clean(&p["request"]["headers"]) {
+                    params["headers"] = h;
+                }
+                self.core
+                    .own_command(key, "Fetch.continueRequest", params, Own::Ignore)
+            };
+            out.to_browser.push(msg);
+            return out.set(Verdict::Drop, "protected request answered by the guard");
+        }
+        if !wants {
+            let method = if response {
+                "Fetch.continueResponse"
+            } else {
+                "Fetch.continueRequest"
+            };
+            let msg = self
+                .core
+                .own_command(key, method, json!({"requestId": rid}), Own::Ignore);
+            out.to_browser.push(msg);
+            return out.set(Verdict::Drop, "paused for the guard only");
+        }
+        self.core.show_paused(key, rid, frame, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::pattern::FetchPattern;
+    use super::super::shown::{glob_escape, shown_patterns};
     use super::*;
     use crate::protected::Matcher;
 
@@ -549,7 +477,7 @@ mod tests {
                 continue;
             };
             let canonical = parsed.as_str();
-            if !policy.off_limits(canonical) {
+            if !policy.core.off_limits(canonical) {
                 continue;
             }
             for rtype in ["Image", "Media", "Other"] {
@@ -572,7 +500,7 @@ mod tests {
             "http://seven.sliccy.ai./x.png",
             "http://[::1]:5712/x.png",
         ] {
-            assert!(policy.off_limits(url), "{url}");
+            assert!(policy.core.off_limits(url), "{url}");
             assert!(
                 patterns.iter().any(|p| p.wants(url, "Image", false)),
                 "{url}"

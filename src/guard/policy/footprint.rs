@@ -64,25 +64,29 @@ impl SessionRecord {
 impl Policy {
     /// What this policy remembers now, counted (for tests and monitoring).
     pub fn footprint(&self) -> Footprint {
-        let (held, held_bytes) = self.order.held();
+        let (held, held_bytes) = self.checks.order.held();
         Footprint {
-            targets: self.targets.len(),
-            gone: self.gone.len(),
-            sessions: self.sessions.len(),
-            session_entries: self.root.entries()
+            targets: self.core.targets.map.len(),
+            gone: self.core.targets.gone.len(),
+            sessions: self.core.sessions.map.len(),
+            session_entries: self.core.sessions.root.entries()
                 + self
+                    .core
                     .sessions
+                    .map
                     .values()
                     .map(SessionRecord::entries)
                     .sum::<usize>(),
-            in_flight: self.pending.len(),
-            own: self.own.len(),
-            holds: self.holds.len(),
-            queued: self.queue.len(),
-            queued_bytes: self.queue_bytes,
+            in_flight: self.core.sessions.pending.len(),
+            own: self.core.ids.own.len(),
+            holds: self.checks.holds.len(),
+            queued: self.start.queue.len(),
+            queued_bytes: self.start.bytes,
             held,
             held_bytes,
-            frames: self.frame_hosts.len() + self.hosting.len() + self.showing.len(),
+            frames: self.core.targets.frame_hosts.len()
+                + self.core.targets.hosting.len()
+                + self.core.targets.showing.len(),
             downloads: self.downloads.entries(),
         }
     }

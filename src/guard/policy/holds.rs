@@ -1,78 +1,31 @@
 //! Holds: client messages kept back until the policy's own checks are answered (or fail
 //! closed at their deadline), and the answers to the policy's own commands.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::command::Command;
+use super::core::Core;
+use super::output::{Output, OwnParams, Verdict};
 use super::refusal::Refusal;
 use super::state::{Hold, Own, Pending, Probe, Then};
-use super::{Output, OwnParams, Policy, Verdict};
-impl Policy {
-    /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
-    /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
-    /// the checks' commands, in order, and counts them.
-    pub(super) fn hold(
-        &mut self,
-        session: &str,
-        checks: Vec<(&str, OwnParams, Probe)>,
-        then: Vec<Then>,
-        out: &mut Output,
-    ) -> u64 {
-        let hid = self.next_hold;
-        self.next_hold += 1;
-        let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
-        for (method, params, what) in checks {
-            let msg = self.own_command(session, method, params, Own::Probe { hold: hid, what });
-            out.to_browser.push(msg);
-        }
-        self.holds.insert(
-            hid,
-            Hold {
-                waiting,
-                deadline: self.now.saturating_add(self.cfg.hold_ms),
-                blocked: false,
-                reason: None,
-                session: session.to_string(),
-                then,
-            },
-        );
-        hid
-    }
+use super::Policy;
+/// Messages kept back for the policy's checks: the holds, and the order of the frames waiting
+/// behind them (order.rs).
+#[derive(Debug, Default)]
+pub(super) struct Checks {
+    /// The holds, by number.
+    pub(super) holds: HashMap<u64, Hold>,
+    /// The next hold's number.
+    pub(super) next_hold: u64,
+    /// The client-bound frames waiting behind holds, in Chromium's order.
+    pub(super) order: super::order::Order,
+    /// The time of the last message or tick (ms).
+    pub(super) now: u64,
+}
 
-    /// Fails closed every hold whose checks are late.
-    pub(super) fn expire(&mut self, out: &mut Output) {
-        let now = self.now;
-        self.fail_holds(|_, h| h.deadline <= now, None, out);
-    }
-
-    /// Fails closed the holds `which` picks, oldest first (by id): each, unless settling an
-    /// earlier one ended it already, is marked failed (`reason`: why, when the catalog's
-    /// refusal alone does not say) and settled ([`Policy::settle_hold`]: its session
-    /// detached, what it kept refused). How many it picked.
-    pub(super) fn fail_holds(
-        &mut self,
-        which: impl Fn(u64, &Hold) -> bool,
-        reason: Option<Refusal<'static>>,
-        out: &mut Output,
-    ) -> usize {
-        let mut picked: Vec<u64> = self
-            .holds
-            .iter()
-            .filter(|(k, h)| which(**k, h))
-            .map(|(k, _)| *k)
-            .collect();
-        picked.sort_unstable();
-        for k in &picked {
-            if let Some(h) = self.holds.get_mut(k) {
-                h.blocked = true;
-                h.waiting = 0;
-                h.reason = reason.or(h.reason);
-                self.settle_hold(*k, out);
-            }
-        }
-        picked.len()
-    }
-
+impl Core {
     /// Sends on what a settled hold kept back.
     pub(super) fn release(&mut self, then: Then, out: &mut Output) {
         match then {
@@ -88,7 +41,7 @@ impl Policy {
                 // The target was judged unprotected; only opener ids are taken out here.
                 let _ = self.scrub_member(&mut event, "params");
                 // The policy's own children are not announced (the client did not ask).
-                if self.sessions.get(&sid).is_some_and(|s| !s.own) {
+                if self.sessions.map.get(&sid).is_some_and(|s| !s.own) {
                     out.to_client.push(event.to_string());
                 }
                 if resume {
@@ -108,7 +61,7 @@ impl Policy {
                 id,
                 method,
             } => {
-                self.pending.insert(
+                self.sessions.pending.insert(
                     (session, id),
                     Pending {
                         concern: super::table::table()
@@ -124,24 +77,95 @@ impl Policy {
             }
         }
     }
+}
+
+impl Policy {
+    /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
+    /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
+    /// the checks' commands, in order, and counts them.
+    pub(super) fn hold(
+        &mut self,
+        session: &str,
+        checks: Vec<(&str, OwnParams, Probe)>,
+        then: Vec<Then>,
+        out: &mut Output,
+    ) -> u64 {
+        let hid = self.checks.next_hold;
+        self.checks.next_hold += 1;
+        let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
+        for (method, params, what) in checks {
+            let msg =
+                self.core
+                    .own_command(session, method, params, Own::Probe { hold: hid, what });
+            out.to_browser.push(msg);
+        }
+        self.checks.holds.insert(
+            hid,
+            Hold {
+                waiting,
+                deadline: self.checks.now.saturating_add(self.core.rules.cfg.hold_ms),
+                blocked: false,
+                reason: None,
+                session: session.to_string(),
+                then,
+            },
+        );
+        hid
+    }
+
+    /// Fails closed every hold whose checks are late.
+    pub(super) fn expire(&mut self, out: &mut Output) {
+        let now = self.checks.now;
+        self.fail_holds(|_, h| h.deadline <= now, None, out);
+    }
+
+    /// Fails closed the holds `which` picks, oldest first (by id): each, unless settling an
+    /// earlier one ended it already, is marked failed (`reason`: why, when the catalog's
+    /// refusal alone does not say) and settled ([`Policy::settle_hold`]: its session
+    /// detached, what it kept refused). How many it picked.
+    pub(super) fn fail_holds(
+        &mut self,
+        which: impl Fn(u64, &Hold) -> bool,
+        reason: Option<Refusal<'static>>,
+        out: &mut Output,
+    ) -> usize {
+        let mut picked: Vec<u64> = self
+            .checks
+            .holds
+            .iter()
+            .filter(|(k, h)| which(**k, h))
+            .map(|(k, _)| *k)
+            .collect();
+        picked.sort_unstable();
+        for k in &picked {
+            if let Some(h) = self.checks.holds.get_mut(k) {
+                h.blocked = true;
+                h.waiting = 0;
+                h.reason = reason.or(h.reason);
+                self.settle_hold(*k, out);
+            }
+        }
+        picked.len()
+    }
 
     /// Ends a hold: releases what it kept, or fails it closed (through
     /// [`Policy::settle_hold`], which keeps the client's order).
     pub(super) fn release_hold(&mut self, hid: u64, out: &mut Output) {
-        let Some(h) = self.holds.remove(&hid) else {
+        let Some(h) = self.checks.holds.remove(&hid) else {
             return;
         };
-        self.first_commit_seen(&h.session, hid);
+        self.core.first_commit_seen(&h.session, hid);
         let open = self
+            .core
             .session(&h.session)
-            .is_some_and(|s| !s.closed && !self.hidden(&s.target));
+            .is_some_and(|s| !s.closed && !self.core.hidden(&s.target));
         let blocked = h.blocked || !open;
         if blocked {
             self.detach(&h.session, out);
             let refusal = h.reason.unwrap_or(Refusal::ChecksFailed);
             for t in h.then {
                 if let Then::Command { session, id, .. } = &t {
-                    self.pending.remove(&(session.clone(), *id));
+                    self.core.sessions.pending.remove(&(session.clone(), *id));
                 }
                 match t {
                     Then::Attached {
@@ -152,36 +176,36 @@ impl Policy {
                         id,
                         ..
                     } => {
-                        self.push_refused(&client_session, id, refusal, out);
+                        self.core.push_refused(&client_session, id, refusal, out);
                     }
                     Then::AutoAttached { .. } => {}
                 }
             }
             return;
         }
-        if let Some(s) = self.sessions.get_mut(&h.session) {
+        if let Some(s) = self.core.sessions.map.get_mut(&h.session) {
             s.visible = !s.own;
         }
         for t in h.then {
-            self.release(t, out);
+            self.core.release(t, out);
         }
     }
 
     pub(super) fn own_response(&mut self, id: i64, v: &Value, out: &mut Output) {
         out.set(Verdict::Own, "answer to the guard's own command");
-        let Some((session, why)) = self.own.remove(&id) else {
+        let Some((session, why)) = self.core.ids.own.remove(&id) else {
             return;
         };
         match why {
             Own::Ignore | Own::Widen => {}
             Own::Backlist => self.backlist_answer(&session, v, out),
-            Own::Resources => self.resources_answer(&session, v),
-            Own::Clear(clearing) => self.clear_step(clearing, v, out),
+            Own::Resources => self.core.resources_answer(&session, v),
+            Own::Clear(clearing) => self.core.clear_step(clearing, v, out),
             Own::Discover => {
-                self.ready = true;
+                self.start.ready = true;
                 self.rejudge(out);
-                let queued: Vec<String> = self.queue.drain(..).collect();
-                self.queue_bytes = 0;
+                let queued: Vec<String> = self.start.queue.drain(..).collect();
+                self.start.bytes = 0;
                 for frame in queued {
                     self.client_frame(&frame, out);
                 }
@@ -193,7 +217,7 @@ impl Policy {
                     Probe::AutoAttach => !ok,
                     Probe::Fetch => {
                         if ok {
-                            if let Some(s) = self.sessions.get_mut(&session) {
+                            if let Some(s) = self.core.sessions.map.get_mut(&session) {
                                 s.guarded = true;
                             }
                         }
@@ -204,16 +228,16 @@ impl Policy {
                         let none_yet = tree["frame"]["url"].as_str().is_none_or(str::is_empty);
                         if ok
                             && none_yet
-                            && self.tree_reaches(tree).is_none()
-                            && self.await_first_commit(&session, hold, out)
+                            && self.core.tree_reaches(tree).is_none()
+                            && self.core.await_first_commit(&session, hold, out)
                         {
                             return out.set(Verdict::Own, "waiting for the first document");
                         }
-                        self.first_commit_seen(&session, hold);
+                        self.core.first_commit_seen(&session, hold);
                         if ok {
-                            self.learn_frames(&session, &v["result"]["frameTree"]);
+                            self.core.learn_frames(&session, &v["result"]["frameTree"]);
                         }
-                        !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
+                        !ok || match self.core.tree_reaches(&v["result"]["frameTree"]) {
                             Some(main) => {
                                 if main {
                                     self.session_reached(&session, true, out);
@@ -229,8 +253,10 @@ impl Policy {
                     Probe::StorageKey { main } => {
                         let bad = match v["result"]["storageKey"].as_str() {
                             Some(key) if ok => {
-                                self.m.storage_key(key)
-                                    || self.internal(key.split('^').next().unwrap_or_default())
+                                self.core.rules.m.storage_key(key)
+                                    || self
+                                        .core
+                                        .internal(key.split('^').next().unwrap_or_default())
                             }
                             // An opaque origin (a new tab's `about:blank`, a `data:` page) has
                             // no storage key: Chromium 156 answers so. A browser without the
@@ -254,11 +280,11 @@ impl Policy {
                         let mut found = None;
                         if let Some(entries) = v["result"]["entries"].as_array() {
                             for e in entries {
-                                let bad = ["url", "userTypedURL"]
-                                    .iter()
-                                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                                let bad = ["url", "userTypedURL"].iter().any(|k| {
+                                    e[*k].as_str().is_some_and(|u| self.core.off_limits(u))
+                                });
                                 if let Some(eid) = e["id"].as_i64() {
-                                    if let Some(s) = self.sessions.get_mut(&session) {
+                                    if let Some(s) = self.core.sessions.map.get_mut(&session) {
                                         s.history.insert(eid, bad);
                                     }
                                     if eid == entry {
@@ -270,7 +296,7 @@ impl Policy {
                         !ok || found != Some(false)
                     }
                 };
-                if let Some(h) = self.holds.get_mut(&hold) {
+                if let Some(h) = self.checks.holds.get_mut(&hold) {
                     h.blocked |= blocked;
                     h.waiting = h.waiting.saturating_sub(1);
                     // A failed check fails the hold at once; the others' answers are moot.
@@ -302,7 +328,7 @@ impl Policy {
             let f = &node["frame"];
             if let (Some(id), Some(url)) = (f["id"].as_str(), f["url"].as_str()) {
                 // An empty URL is no document yet: the first commit is waited for.
-                if !url.is_empty() && self.m.inherits(url) {
+                if !url.is_empty() && self.core.rules.m.inherits(url) {
                     frames.push((id.to_string(), main));
                 }
             }
@@ -315,14 +341,14 @@ impl Policy {
                 hold,
                 what: Probe::StorageKey { main },
             };
-            let msg = self.own_command(
+            let msg = self.core.own_command(
                 session,
                 "Storage.getStorageKeyForFrame",
                 json!({"frameId": id}),
                 what,
             );
             out.to_browser.push(msg);
-            if let Some(h) = self.holds.get_mut(&hold) {
+            if let Some(h) = self.checks.holds.get_mut(&hold) {
                 h.waiting = h.waiting.saturating_add(1);
             }
         }
@@ -333,7 +359,7 @@ impl Policy {
     pub(super) fn hold_history(&mut self, cmd: &Command, entry: i64, out: &mut Output) {
         let (key, id, method, frame) = (cmd.key, cmd.id, cmd.method, cmd.frame);
         // In flight from now (a duplicate id is refused, and it counts toward max_pending).
-        self.pending.insert(
+        self.core.sessions.pending.insert(
             (key.to_string(), id),
             Pending {
                 method: method.to_string(),

@@ -48,10 +48,10 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::command::Command;
+use super::core::Core;
 use super::refusal::Refusal;
 use super::state::SessionRecord;
 use super::table::Concern;
-use super::Policy;
 
 /// Request types whose content a page shows but cannot read: an image, a video or audio, an
 /// `<object>` or `<embed>` of an image (`Other` in `Fetch`, `Image` in `Network`).
@@ -89,7 +89,7 @@ fn note_load(s: &mut SessionRecord, url: String, bad: bool) {
     s.loads_forgot |= forgot;
 }
 
-impl Policy {
+impl Core {
     /// `Network.requestWillBeSent` and `Network.responseReceived` of any session (before
     /// anything else judges them): the URL each request began at, and whether its load ended
     /// on a protected origin; a protected image or media response (one the interception did
@@ -213,9 +213,9 @@ impl Policy {
         let mut seen = HashSet::new();
         let mut at = target.to_string();
         for _ in 0..64 {
-            self.showing.insert(at.clone());
+            self.targets.showing.insert(at.clone());
             seen.insert(at.clone());
-            match self.frame_hosts.get(&at) {
+            match self.targets.frame_hosts.get(&at) {
                 Some(host) if !seen.contains(host) => at = host.clone(),
                 _ => return,
             }
@@ -225,7 +225,7 @@ impl Policy {
     /// Whether the page of session `key` shows a protected image.
     pub(super) fn shows_protected(&self, key: &str) -> bool {
         self.session(key)
-            .is_some_and(|s| !s.target.is_empty() && self.showing.contains(&s.target))
+            .is_some_and(|s| !s.target.is_empty() && self.targets.showing.contains(&s.target))
     }
 
     /// Whether `url` names a load this session saw begin there and end on an ordinary
@@ -244,6 +244,7 @@ impl Policy {
             Some(false) if !s.loads_forgot => true,
             _ => self
                 .targets
+                .map
                 .get(&s.target)
                 .and_then(|t| t.info["url"].as_str())
                 .is_some_and(|u| unfragmented(u) == url && !self.off_limits(u)),
@@ -291,9 +292,9 @@ impl Policy {
         if target.is_empty() {
             return None;
         }
-        if self.hosting.contains(target) {
+        if self.targets.hosting.contains(target) {
             Some(Refusal::TurnedHosting)
-        } else if self.showing.contains(target) {
+        } else if self.targets.showing.contains(target) {
             Some(Refusal::TurnedShowing)
         } else {
             None

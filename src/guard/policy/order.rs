@@ -16,8 +16,10 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use super::core::{int_id, session_of, Core};
+use super::output::{Output, Refused};
 use super::refusal::Refusal;
-use super::{int_id, session_of, Output, Policy, Refused};
+use super::Policy;
 
 /// One place in the outbox.
 #[derive(Debug)]
@@ -51,120 +53,7 @@ impl Order {
     }
 }
 
-impl Policy {
-    /// Takes a place in the client's order for the frames hold `hid` will release.
-    pub(super) fn keep_place(&mut self, hid: u64, out: &Output) {
-        self.order.marks.push((out.to_client.len(), hid));
-        self.order.placed.insert(hid);
-    }
-
-    /// Settles hold `hid` ([`Policy::release_hold`]); what it released for the client goes to
-    /// its place in the order.
-    pub(super) fn settle_hold(&mut self, hid: u64, out: &mut Output) {
-        let start = out.to_client.len();
-        self.release_hold(hid, out);
-        if self.order.placed.remove(&hid) {
-            let frames = out.to_client.split_off(start.min(out.to_client.len()));
-            self.order.bytes += frames.iter().map(String::len).sum::<usize>();
-            self.order.filled.insert(hid, frames);
-        }
-    }
-
-    /// Puts this call's client frames in order: behind every hold still waiting, in the order
-    /// they were produced; sends on what is no longer behind one.
-    pub(super) fn keep_order(&mut self, out: &mut Output) {
-        if self.order.outbox.is_empty() && self.order.marks.is_empty() {
-            return;
-        }
-        let fresh = std::mem::take(&mut out.to_client);
-        let marks = std::mem::take(&mut self.order.marks);
-        let mut fresh = fresh.into_iter();
-        let mut at = 0;
-        let mut passing = Vec::new();
-        for (index, hid) in marks {
-            while at < index {
-                match fresh.next() {
-                    Some(f) => self.queue_or_pass(f, &mut passing),
-                    None => break,
-                }
-                at += 1;
-            }
-            self.order.outbox.push_back(Slot::Held(hid));
-        }
-        for f in fresh {
-            self.queue_or_pass(f, &mut passing);
-        }
-        out.to_client.append(&mut passing);
-        // Bounded: the oldest hold fails closed while too much waits behind it.
-        loop {
-            self.send_ready(out);
-            if self.order.outbox.len() <= self.cfg.max_pending
-                && self.order.bytes <= self.cfg.max_held_bytes
-            {
-                break;
-            }
-            let Some(hid) = self.order.outbox.iter().find_map(|s| match s {
-                Slot::Held(h) if !self.order.filled.contains_key(h) => Some(*h),
-                _ => None,
-            }) else {
-                break;
-            };
-            let mut side = Output::new();
-            self.fail_holds(|h, _| h == hid, Some(Refusal::Backlog), &mut side);
-            out.to_browser.append(&mut side.to_browser);
-            out.detached.append(&mut side.detached);
-            // A hold gone without settling (forgotten) leaves nothing.
-            self.order.filled.entry(hid).or_default();
-            self.order.placed.remove(&hid);
-        }
-    }
-
-    /// Sends on the outbox's frames up to the first hold still waiting.
-    fn send_ready(&mut self, out: &mut Output) {
-        while let Some(slot) = self.order.outbox.pop_front() {
-            match slot {
-                Slot::Ready(f) => {
-                    self.order.bytes = self.order.bytes.saturating_sub(f.len());
-                    if let Some((f, refused)) = self.event_again(f) {
-                        out.to_client.push(f);
-                        out.refused.extend(refused);
-                    }
-                }
-                Slot::Held(hid) => match self.order.filled.remove(&hid) {
-                    Some(frames) => {
-                        for f in frames {
-                            self.order.bytes = self.order.bytes.saturating_sub(f.len());
-                            if let Some((f, refused)) = self.event_again(f) {
-                                out.to_client.push(f);
-                                out.refused.extend(refused);
-                            }
-                        }
-                    }
-                    None if self.holds.contains_key(&hid) => {
-                        self.order.outbox.push_front(Slot::Held(hid));
-                        break;
-                    }
-                    // Gone without settling: nothing takes its place.
-                    None => {
-                        self.order.placed.remove(&hid);
-                    }
-                },
-            }
-        }
-    }
-
-    /// A frame waits in the outbox while a held session's place is still in it; else it
-    /// passes now.
-    fn queue_or_pass(&mut self, frame: String, passing: &mut Vec<String>) {
-        let waiting = self.order.outbox.iter().any(|s| matches!(s, Slot::Held(_)));
-        if waiting {
-            self.order.bytes += frame.len();
-            self.order.outbox.push_back(Slot::Ready(frame));
-        } else {
-            passing.push(frame);
-        }
-    }
-
+impl Core {
     /// A response that waited is judged again as it leaves: its session may have been
     /// detached, or what it names may have turned protected, while it waited.
     fn judged_again(&self, frame: String) -> Option<(String, Option<Refused>)> {
@@ -177,6 +66,7 @@ impl Policy {
         let gone = !key.is_empty()
             && self
                 .sessions
+                .map
                 .get(&key)
                 .is_none_or(|s| s.closed || self.hidden(&s.target));
         if gone {
@@ -208,6 +98,127 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// Takes a place in the client's order for the frames hold `hid` will release.
+    pub(super) fn keep_place(&mut self, hid: u64, out: &Output) {
+        self.checks.order.marks.push((out.to_client.len(), hid));
+        self.checks.order.placed.insert(hid);
+    }
+
+    /// Settles hold `hid` ([`Policy::release_hold`]); what it released for the client goes to
+    /// its place in the order.
+    pub(super) fn settle_hold(&mut self, hid: u64, out: &mut Output) {
+        let start = out.to_client.len();
+        self.release_hold(hid, out);
+        if self.checks.order.placed.remove(&hid) {
+            let frames = out.to_client.split_off(start.min(out.to_client.len()));
+            self.checks.order.bytes += frames.iter().map(String::len).sum::<usize>();
+            self.checks.order.filled.insert(hid, frames);
+        }
+    }
+
+    /// Puts this call's client frames in order: behind every hold still waiting, in the order
+    /// they were produced; sends on what is no longer behind one.
+    pub(super) fn keep_order(&mut self, out: &mut Output) {
+        if self.checks.order.outbox.is_empty() && self.checks.order.marks.is_empty() {
+            return;
+        }
+        let fresh = std::mem::take(&mut out.to_client);
+        let marks = std::mem::take(&mut self.checks.order.marks);
+        let mut fresh = fresh.into_iter();
+        let mut at = 0;
+        let mut passing = Vec::new();
+        for (index, hid) in marks {
+            while at < index {
+                match fresh.next() {
+                    Some(f) => self.queue_or_pass(f, &mut passing),
+                    None => break,
+                }
+                at += 1;
+            }
+            self.checks.order.outbox.push_back(Slot::Held(hid));
+        }
+        for f in fresh {
+            self.queue_or_pass(f, &mut passing);
+        }
+        out.to_client.append(&mut passing);
+        // Bounded: the oldest hold fails closed while too much waits behind it.
+        loop {
+            self.send_ready(out);
+            if self.checks.order.outbox.len() <= self.core.rules.cfg.max_pending
+                && self.checks.order.bytes <= self.core.rules.cfg.max_held_bytes
+            {
+                break;
+            }
+            let Some(hid) = self.checks.order.outbox.iter().find_map(|s| match s {
+                Slot::Held(h) if !self.checks.order.filled.contains_key(h) => Some(*h),
+                _ => None,
+            }) else {
+                break;
+            };
+            let mut side = Output::new();
+            self.fail_holds(|h, _| h == hid, Some(Refusal::Backlog), &mut side);
+            out.to_browser.append(&mut side.to_browser);
+            out.detached.append(&mut side.detached);
+            // A hold gone without settling (forgotten) leaves nothing.
+            self.checks.order.filled.entry(hid).or_default();
+            self.checks.order.placed.remove(&hid);
+        }
+    }
+
+    /// Sends on the outbox's frames up to the first hold still waiting.
+    fn send_ready(&mut self, out: &mut Output) {
+        while let Some(slot) = self.checks.order.outbox.pop_front() {
+            match slot {
+                Slot::Ready(f) => {
+                    self.checks.order.bytes = self.checks.order.bytes.saturating_sub(f.len());
+                    if let Some((f, refused)) = self.core.event_again(f) {
+                        out.to_client.push(f);
+                        out.refused.extend(refused);
+                    }
+                }
+                Slot::Held(hid) => match self.checks.order.filled.remove(&hid) {
+                    Some(frames) => {
+                        for f in frames {
+                            self.checks.order.bytes =
+                                self.checks.order.bytes.saturating_sub(f.len());
+                            if let Some((f, refused)) = self.core.event_again(f) {
+                                out.to_client.push(f);
+                                out.refused.extend(refused);
+                            }
+                        }
+                    }
+                    None if self.checks.holds.contains_key(&hid) => {
+                        self.checks.order.outbox.push_front(Slot::Held(hid));
+                        break;
+                    }
+                    // Gone without settling: nothing takes its place.
+                    None => {
+                        self.checks.order.placed.remove(&hid);
+                    }
+                },
+            }
+        }
+    }
+
+    /// A frame waits in the outbox while a held session's place is still in it; else it
+    /// passes now.
+    fn queue_or_pass(&mut self, frame: String, passing: &mut Vec<String>) {
+        let waiting = self
+            .checks
+            .order
+            .outbox
+            .iter()
+            .any(|s| matches!(s, Slot::Held(_)));
+        if waiting {
+            self.checks.order.bytes += frame.len();
+            self.checks.order.outbox.push_back(Slot::Ready(frame));
+        } else {
+            passing.push(frame);
+        }
+    }
+}
+
 /// Whether `v` is an answer saying its session does not exist, in Chromium's words (-32001),
 /// and nothing else.
 fn no_such_session(v: &Value) -> bool {
@@ -218,11 +229,11 @@ fn no_such_session(v: &Value) -> bool {
         && v["error"].as_object().is_some_and(|e| e.len() == 2)
 }
 
-impl Policy {
+impl Core {
     /// A frame that waited behind a hold is judged again as it leaves: an event of a session,
     /// about a target, or an attach of a session that was detached or turned protected
     /// meanwhile does not leave (an attach's session then counts as never shown); a response
-    /// goes through [`Policy::judged_again`].
+    /// goes through [`Core::judged_again`].
     fn event_again(&mut self, frame: String) -> Option<(String, Option<Refused>)> {
         let Ok(v) = serde_json::from_str::<Value>(&frame) else {
             return Some((frame, None));
@@ -230,9 +241,10 @@ impl Policy {
         if v.get("method").is_none() {
             return self.judged_again(frame);
         }
-        let shut = |p: &Policy, key: &str| {
+        let shut = |p: &Core, key: &str| {
             !key.is_empty()
                 && p.sessions
+                    .map
                     .get(key)
                     .is_none_or(|s| s.closed || p.hidden(&s.target))
         };
@@ -257,7 +269,7 @@ impl Policy {
                 .as_str()
                 .unwrap_or_default();
             if sid.is_empty() || shut(self, sid) || self.hidden_or_unknown(target) {
-                if let Some(s) = self.sessions.get_mut(sid) {
+                if let Some(s) = self.sessions.map.get_mut(sid) {
                     s.visible = false;
                 }
                 return None;

@@ -18,8 +18,9 @@
 use serde_json::Value;
 
 use super::command::Command;
+use super::core::Core;
+use super::output::Output;
 use super::state::{Kind, Overrides, Own};
-use super::{Output, Policy};
 
 /// Whether a user-agent override's `userAgent` sets one (an empty one takes it off).
 fn sets(params: &Value, key: &str) -> bool {
@@ -29,7 +30,7 @@ fn sets(params: &Value, key: &str) -> bool {
         .is_some_and(|s| !s.is_empty())
 }
 
-impl Policy {
+impl Core {
     /// A client command that sets request headers on a document session: remembered, and the
     /// policy's interception there widened to every request first (its own `Fetch.enable`,
     /// sent before the command).
@@ -96,7 +97,7 @@ impl Policy {
             if let Some(p) = self.session(&s.parent) {
                 add(&p.overrides);
             }
-            for c in self.sessions.values().filter(|c| c.parent == key) {
+            for c in self.sessions.map.values().filter(|c| c.parent == key) {
                 add(&c.overrides);
             }
         }

@@ -17,45 +17,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use super::config::{LocalPaths, Resolved};
 use super::refusal::Refusal;
 use super::table::{Concern, Judge};
 use super::walk;
-
-/// What the caller's file system says about a local path, for [`LocalPaths::resolve`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolved {
-    /// The path with every symbolic link resolved (as far as it exists), and the identities
-    /// (device, inode) of what exists of it (none where the platform has no such thing).
-    Real {
-        /// The resolved path.
-        path: String,
-        /// `(device, inode)` of the file or folder it names, when that exists.
-        id: Option<(u64, u64)>,
-        /// `(device, inode)` of every existing folder above it.
-        above: Vec<(u64, u64)>,
-    },
-    /// It goes through a link that names a different file for the browser than for the caller
-    /// (`/proc/self/…`, `/dev/fd/…`): refused.
-    Indirect,
-    /// Not known (nothing there, or no file system to ask): the lexical form alone is judged.
-    Unknown,
-}
-
-/// How the caller resolves a local path on the browser's machine (the policy does no I/O);
-/// `guard proxy` gives one that reads its own file system, the browser's when both run on one
-/// machine.
-pub trait LocalPaths: std::fmt::Debug + Send + Sync {
-    /// What `path` (absolute, as the client gave it: `.` and `..` still in it) is on the
-    /// browser's machine.
-    fn resolve(&self, path: &str) -> Resolved;
-
-    /// What each of `paths` is, in order: one command's strings, judged at one moment. The
-    /// answers must be what [`LocalPaths::resolve`] gives for each; a resolver may share its
-    /// look-ups among them (the default resolves each on its own).
-    fn resolve_all(&self, paths: &[&str]) -> Vec<Resolved> {
-        paths.iter().map(|p| self.resolve(p)).collect()
-    }
-}
 
 /// How a command uses a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,14 +18,14 @@
 //!   read a URL by its host (deny.rs).
 
 use super::command::Command;
+use super::core::Core;
 use super::refusal::Refusal;
 use super::table::Reach;
-use super::Policy;
 
 /// How far a chain of hosts or openers is followed (a bound, not a depth Chromium reaches).
 const CHAIN: usize = 64;
 
-impl Policy {
+impl Core {
     /// Whether anything protected lies within `reach` of command `cmd` (and the refusal that
     /// says so); a process-wide command that passes marks its session.
     pub(super) fn reach_judge(&mut self, cmd: &Command, reach: Reach) -> Option<Refusal<'static>> {
@@ -48,10 +48,11 @@ impl Policy {
     /// The target whose document holds session `key`'s target: its host (the page or frame
     /// whose session attached it), else its `parentId` (an iframe target).
     fn holder(&self, target: &str) -> Option<&str> {
-        self.frame_hosts
+        self.targets
+            .frame_hosts
             .get(target)
             .map(String::as_str)
-            .or_else(|| self.targets.get(target).and_then(|t| t.parent()))
+            .or_else(|| self.targets.map.get(target).and_then(|t| t.parent()))
     }
 
     /// Whether session `key`'s tab holds its target under a protected one: the target itself,
@@ -85,11 +86,11 @@ impl Policy {
         };
         let mut at = s.target.clone();
         for _ in 0..CHAIN {
-            let Some(t) = self.targets.get(&at) else {
+            let Some(t) = self.targets.map.get(&at) else {
                 return false;
             };
             let url = t.url();
-            if self.m.shares_site(url) || self.hidden(&at) {
+            if self.rules.m.shares_site(url) || self.hidden(&at) {
                 return true;
             }
             if has_own_host(url) {

@@ -31,7 +31,7 @@ pub(super) enum Refusal<'a> {
     /// Capture, input or a frame command on a page holding a protected frame in another
     /// process.
     Hosted,
-    /// A session nested [`MAX_NESTING`](super::MAX_NESTING) deep.
+    /// A session nested [`MAX_NESTING`](super::config::MAX_NESTING) deep.
     Nesting,
     /// A non-flat `Target.attachToTarget`.
     NonFlat,
@@ -140,7 +140,7 @@ impl<'a> Refusal<'a> {
             Hosted | TurnedHosting => because("the page holds a frame on a protected origin in another process, which capture, input and frame commands would reach"),
             Nesting => Some(Cow::Owned(format!(
                 "slicc: guard: sessions nest at most {} deep (a browser crashes on deep ones)",
-                super::MAX_NESTING
+                super::config::MAX_NESTING
             ))),
             NonFlat | NonFlatAuto => Some(Cow::Borrowed(
                 "slicc: guard: only flat sessions are supported (flatten: true)",

@@ -15,14 +15,16 @@
 use serde_json::{json, Value};
 
 use super::command::Command;
+use super::core::Core;
+use super::output::Output;
 use super::refusal::Refusal;
 use super::state::Own;
-use super::{walk, Output, Policy};
+use super::walk;
 
 /// The internal property holding a function's closure scopes.
 const SCOPES: &str = "[[Scopes]]";
 
-impl Policy {
+impl Core {
     /// Whether `id` is a script id this session reported to the client as ordinary.
     fn script_shown(&self, key: &str, id: &str) -> bool {
         self.session(key)
@@ -140,7 +142,7 @@ impl Policy {
     /// changed.
     pub(super) fn css_response(&self, v: &mut Value, key: &str) -> bool {
         /// Whether `v` must go: it names a protected sheet and holds no list to prune it from.
-        fn prune(p: &Policy, key: &str, v: &mut Value, changed: &mut bool) -> bool {
+        fn prune(p: &Core, key: &str, v: &mut Value, changed: &mut bool) -> bool {
             match v {
                 Value::Object(map) => {
                     // A sheet reported protected, or any sheet not known once a protected
@@ -232,10 +234,10 @@ impl Policy {
 /// The members of a command that name a remote object.
 const OBJECT_KEYS: [&str; 2] = ["objectId", "prototypeObjectId"];
 
-impl Policy {
+impl Core {
     /// Remembers every object id in a frame going to the client on its session.
     pub(super) fn learn_objects(&mut self, v: &Value) {
-        let key = super::session_of(v);
+        let key = super::core::session_of(v);
         let mut ids = Vec::new();
         walk::each_member(v, |k, s| {
             if k == "objectId" {

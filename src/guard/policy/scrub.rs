@@ -151,7 +151,7 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
                         if self.judge(how, child) {
                             // An error page's failed URL: nothing protected committed there
                             // (a load the guard, or anything else, failed); the frame stays,
-                            // without the URL (as in frame trees: `Policy::error_frame`).
+                            // without the URL (as in frame trees: `Core::error_frame`).
                             if k == "unreachableUrl" {
                                 drop_keys.push(k.clone());
                                 continue;

@@ -562,7 +562,7 @@ mod tests {
 
     /// Every CDP method the policy's code names (a string `Domain.name` outside comments and
     /// tests) is in the table, and the table does not refuse it first; a command is one the
-    /// policy sends of its own ([`OWN_COMMANDS`](super::super::OWN_COMMANDS)) or one the
+    /// policy sends of its own ([`OWN_COMMANDS`](super::super::core::OWN_COMMANDS)) or one the
     /// table routes to a concern the file naming it handles: dispatch goes from the entry to
     /// the concern, never from a method name the table does not route there.
     #[test]
@@ -587,7 +587,7 @@ mod tests {
             }
         };
         let t = table();
-        let own = super::super::OWN_COMMANDS;
+        let own = super::super::core::OWN_COMMANDS;
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guard/policy");
         let (mut named, mut routed) = (0, 0);
         for entry in std::fs::read_dir(dir).unwrap() {
