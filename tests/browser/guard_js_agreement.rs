@@ -9,6 +9,7 @@
 #![cfg(all(feature = "cli-full", unix))]
 
 use crate::needs;
+use crate::recorded;
 use crate::subset;
 
 use std::io::{BufRead, BufReader, Write};
@@ -18,7 +19,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use slicc_browsers::harness::cdp::{CdpClient, CdpOptions};
-use slicc_browsers::harness::certify;
 use slicc_browsers::harness::runner::drive::RowResult;
 use slicc_browsers::harness::runner::expand::{Origins, OPTIONAL_ORIGINS, REQUIRED_ORIGINS};
 use slicc_browsers::harness::runner::Transport;
@@ -67,8 +67,12 @@ fn cases(set: &str, rows: &[RowResult], origins: &dyn Fn(&str) -> Origins) -> Ve
         .collect()
 }
 
-/// Records legs: the self-test (no guard) and the certification (through `guard proxy`).
+/// Records legs: the self-test (no guard) and the certification (through `guard proxy`) of the
+/// set `name` names (`ids`: every vector when empty). Each is another test's run too
+/// (guard_selftest, guard_certify, guard_other_style, guard_third_style, guard_js_runner): run
+/// once per test run (tests/browser/recorded.rs).
 fn record(
+    name: &str,
     set: &Vectors,
     ids: &[&str],
     origins: Option<Origins>,
@@ -81,15 +85,12 @@ fn record(
         origins,
         ..SelfTestOptions::default()
     };
-    let unguarded = selftest::selftest(set, &options, &|_| {})
-        .expect("the self-test runs")
+    let unguarded = recorded::selftest(name, set, &options)
         .rows
         .into_iter()
         .map(|r| r.result)
         .collect();
-    let guarded = certify::certify(set, &options, &|_| {})
-        .expect("the certification runs")
-        .rows;
+    let guarded = recorded::certify(name, set, &options).rows;
     (unguarded, guarded)
 }
 
@@ -249,20 +250,17 @@ fn both_judges_agree_on_recorded_legs_in_node_and_in_a_page() {
         &std::fs::read_to_string(root().join("tests/data/other-style-origins.json")).unwrap(),
     )
     .unwrap();
-    let other_ids: Vec<String> = other.vectors.iter().map(|v| v.id.clone()).collect();
-    let other_ids: Vec<&str> = other_ids.iter().map(String::as_str).collect();
 
     // The third-style file: steps named by `as` only, guess attempts, hop chains judged apart
     // from their destination, cookie rows live by state and a refused or filtered call.
     let third_text =
         std::fs::read_to_string(root().join("tests/data/guard-vectors/third-style.json")).unwrap();
     let third = Vectors::parse(&third_text).expect("the third-style file parses");
-    let third_ids: Vec<String> = third.vectors.iter().map(|v| v.id.clone()).collect();
-    let third_ids: Vec<&str> = third_ids.iter().map(String::as_str).collect();
 
-    let (a, b) = record(&ours, &subset::SUBSET, None);
-    let (e, f) = record(&third, &third_ids, None);
-    let (c, d) = record(&other, &other_ids, Some(other_origins.clone()));
+    // Every vector of the other-style and third-style files (no ids: all of them).
+    let (a, b) = record("ours", &ours, &subset::SUBSET, None);
+    let (e, f) = record("third", &third, &[], None);
+    let (c, d) = record("other", &other, &[], Some(other_origins.clone()));
     let mut all = Vec::new();
     all.extend(cases("ours", &a, &selftest::origins_for));
     all.extend(cases("ours", &b, &selftest::origins_for));

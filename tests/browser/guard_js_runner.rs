@@ -15,6 +15,7 @@
 #![cfg(all(feature = "cli-full", unix))]
 
 use crate::needs;
+use crate::recorded;
 use crate::subset;
 
 use std::io::{BufRead, BufReader, Write};
@@ -372,9 +373,11 @@ fn bad_input_is_refused_with_where_and_a_silent_client_never_hangs_the_run() {
     );
 }
 
-/// Runs `file` on seven/prompt through `guard proxy` with both runners; panics unless every row
-/// has the same (control, guarded, live) in both.
-fn same_statuses_through_the_proxy(file: &str, origins_file: Option<&str>) {
+/// Runs `file` (which `name` names) on seven/prompt through `guard proxy` with both runners;
+/// panics unless every row has the same (control, guarded, live) in both. The crate's run is
+/// guard_js_agreement's and guard_third_style's certification of the file too: run once per
+/// test run (tests/browser/recorded.rs).
+fn same_statuses_through_the_proxy(name: &str, file: &str, origins_file: Option<&str>) {
     let file = root().join(file);
     let text = std::fs::read_to_string(&file).unwrap();
     let set = slicc_browsers::vectors::Vectors::parse(&text).unwrap();
@@ -391,8 +394,7 @@ fn same_statuses_through_the_proxy(file: &str, origins_file: Option<&str>) {
         origins,
         ..selftest::SelfTestOptions::default()
     };
-    let report = slicc_browsers::harness::certify::certify(&set, &options, &|_| {})
-        .expect("the certification runs");
+    let report = recorded::certify(name, &set, &options);
     let crate_rows: std::collections::BTreeMap<String, Value> = report
         .rows
         .iter()
@@ -444,10 +446,11 @@ fn both_runners_through_guard_proxy_give_the_same_statuses_on_the_other_and_thir
         return;
     }
     same_statuses_through_the_proxy(
+        "other",
         "tests/data/guard-vectors/other-style.json",
         Some("tests/data/other-style-origins.json"),
     );
-    same_statuses_through_the_proxy("tests/data/guard-vectors/third-style.json", None);
+    same_statuses_through_the_proxy("third", "tests/data/guard-vectors/third-style.json", None);
 }
 
 #[test]

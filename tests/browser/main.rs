@@ -39,3 +39,4 @@ mod guard_sweep;
 mod guard_third_style;
 mod protected_chromium;
 mod protected_mjs_chromium;
+mod recorded;
