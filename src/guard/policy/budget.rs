@@ -182,15 +182,7 @@ impl Core {
     /// A client's message over the bound: refused unread (its id and session, if any, read
     /// from its top level).
     pub(super) fn client_over_budget(&self, frame: &str, n: usize, out: &mut Output) {
-        let head = FrameHead::of(frame);
-        let mut msg = serde_json::json!({"error": {"code": -32600, "message": self.too_many(n)}});
-        if let Some(id) = head.id.filter(|id| id.is_i64() || id.is_u64()) {
-            msg["id"] = id;
-        }
-        if let Some(s) = head.session {
-            msg["sessionId"] = Value::String(s);
-        }
-        out.to_client.push(msg.to_string());
+        self.client_error(frame, -32600, &self.too_many(n), out);
         out.set(Verdict::Invalid, "too many values to judge");
     }
 }

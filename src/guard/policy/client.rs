@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::command::{Command, Step};
 use super::core::{int_id, session_of, Core, RESERVED_IDS};
 use super::deny::Named;
-use super::output::{Output, Verdict};
+use super::output::{Output, Refused, Verdict, REFUSAL_CODE};
 use super::refusal::Refusal;
 use super::scrub::internal_url;
 use super::state::Pending;
@@ -201,18 +201,32 @@ impl Core {
         })
     }
 
-    /// Answers a frame the policy cannot take with a protocol error (with its id, if any).
+    /// Answers a frame the policy cannot take with a protocol error (with its id, if any), or
+    /// (code [`REFUSAL_CODE`]) one over a bound of the guard's with its refusal; one with an
+    /// integer id is recorded in [`Output::refused`].
     pub(super) fn client_error(&self, frame: &str, code: i64, message: &str, out: &mut Output) {
         // Its top level only (the rest is not read again).
         let head = super::budget::FrameHead::of(frame);
         let mut msg = json!({"error": {"code": code, "message": message}});
-        if let Some(id) = head.id.filter(|id| id.is_i64() || id.is_u64()) {
+        if let Some(id) = head.id.clone().filter(|id| id.is_i64() || id.is_u64()) {
             msg["id"] = id;
         }
-        if let Some(s) = head.session {
-            msg["sessionId"] = Value::String(s);
+        if let Some(s) = &head.session {
+            msg["sessionId"] = Value::String(s.clone());
         }
         out.to_client.push(msg.to_string());
+        if let Some(id) = head.int_id() {
+            out.refused.push(Refused {
+                session: head.session.unwrap_or_default(),
+                id,
+                message: message.to_string(),
+                verdict: if code == REFUSAL_CODE {
+                    Verdict::Refuse
+                } else {
+                    Verdict::Invalid
+                },
+            });
+        }
     }
 
     /// Answers command `id` on session `key` with refusal `r`, and logs its reason.

@@ -11,7 +11,7 @@ use std::ops::RangeInclusive;
 use serde_json::{json, Value};
 
 use super::config::Config;
-use super::output::{Output, OwnParams, Refused, REFUSAL_CODE};
+use super::output::{Output, OwnParams, Refused, Verdict, REFUSAL_CODE};
 use super::state::{self, Own, Pending, SessionRecord, TargetRecord};
 use super::{endpoints, internal_url, paths, refusal, shown};
 use crate::protected::Matcher;
@@ -294,6 +294,7 @@ impl Core {
             session: session.to_string(),
             id,
             message,
+            verdict: Verdict::Refuse,
         };
         (frame, refused)
     }

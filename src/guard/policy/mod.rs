@@ -323,3 +323,40 @@ impl Policy {
         out.to_browser.push(msg);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A command that came before the browser answered the discovery and is answered with an
+    /// error once it did is recorded in that later output, as a refusal is: a relay logs it
+    /// from the record (a session nobody has: Chromium's protocol error, `Invalid`).
+    #[test]
+    fn an_error_for_a_command_kept_while_starting_is_recorded() {
+        let m = Matcher::new(
+            &crate::catalog::shared_catalog().protected_origins,
+            &[] as &[&str],
+        )
+        .unwrap();
+        let mut p = Policy::new(m);
+        let kept = p.from_client(
+            r#"{"id":10,"method":"Runtime.evaluate","sessionId":"NOPE"}"#,
+            0,
+        );
+        assert_eq!(kept.verdict, Verdict::Hold);
+        assert!(kept.refused.is_empty());
+        let discovery = *RESERVED_IDS.start();
+        let out = p.from_browser(&format!(r#"{{"id":{discovery},"result":{{}}}}"#), 1);
+        assert!(p.is_ready());
+        assert_eq!(out.to_client.len(), 1, "{:?}", out.to_client);
+        assert_eq!(
+            out.refused,
+            vec![Refused {
+                session: "NOPE".into(),
+                id: 10,
+                message: "Session with given id not found.".into(),
+                verdict: Verdict::Invalid,
+            }]
+        );
+    }
+}

@@ -27,17 +27,22 @@ pub enum Verdict {
     Invalid,
 }
 
-/// A refusal the policy answered a client command with: the command (its session and id)
-/// and the refusal's words, as its frame in [`Output::to_client`] carries them. A relay logs
-/// these instead of reading its frames back.
+/// A client command the policy answered with an error itself: the command (its session and
+/// id), the error's words as its frame in [`Output::to_client`] carries them, and whether it
+/// was refused or could not be read. A relay logs these instead of reading its frames back
+/// (one the policy kept while it started is answered in the output of a later message).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
     /// The session the command came on (empty for the root).
     pub session: String,
     /// The command's id.
     pub id: i64,
-    /// The refusal's message (the catalog's refusal, then why in brackets).
+    /// The error's message: for a refusal the catalog's refusal, then why in brackets.
     pub message: String,
+    /// [`Verdict::Refuse`]: refused (protected, or over one of the guard's bounds);
+    /// [`Verdict::Invalid`]: a message Chromium would not take either (no integer id, no
+    /// method, a session nobody has...), answered with Chromium's protocol error.
+    pub verdict: Verdict,
 }
 
 /// The parameters of a command of the policy's own: a value, or parameters encoded once

@@ -2,7 +2,7 @@
 //! the client's [`Policy`], written in order from per-side queues outside the policy's lock.
 
 use crate::guard::policy::budget::FrameHead;
-use crate::guard::policy::{Output, Policy, Verdict};
+use crate::guard::policy::{Output, Policy, Refused, Verdict};
 use crate::http::head::{self, RequestHead};
 use crate::sys::lock;
 use crate::ws::{self, ReadHalf, Received, Writer};
@@ -151,11 +151,8 @@ impl Relay<'_> {
             let mut policy = lock(&self.policy);
             let mut out = run(&mut policy, self.now());
             // The policy's refusals, as it recorded them (not read back from the frames).
-            let refusals: Vec<(String, i64, String)> = if logging {
+            let refusals: Vec<Refused> = if logging {
                 std::mem::take(&mut out.refused)
-                    .into_iter()
-                    .map(|r| (r.session, r.id, r.message))
-                    .collect()
             } else {
                 Vec::new()
             };
@@ -169,9 +166,16 @@ impl Relay<'_> {
         if let Some((frame, from_client)) = from {
             own = self.log(frame, from_client, out.verdict, out.why, &refusals);
         }
-        // Refusals of commands the policy held and answered now (a command that came before
-        // it was ready, or one waiting for its checks), named by the method they had.
-        for (session, id, message) in refusals {
+        // Refusals and errors of commands the policy held and answered now (a command that
+        // came before it was ready, or one waiting for its checks), named by the method they
+        // had.
+        for Refused {
+            session,
+            id,
+            message,
+            verdict,
+        } in refusals
+        {
             if own.as_ref() == Some(&(session.clone(), id)) {
                 continue;
             }
@@ -181,7 +185,7 @@ impl Relay<'_> {
                 at.and_then(|at| held.remove(at)).map(|(_, _, m)| m)
             };
             self.context.log(json!({
-                "event": "refused",
+                "event": if verdict == Verdict::Invalid { "invalid" } else { "refused" },
                 "conn": self.conn,
                 "from": "client",
                 "method": method,
@@ -218,14 +222,14 @@ impl Relay<'_> {
     }
 
     /// A refused or invalid message, to the log; a held client command remembered (see
-    /// [`Relay::held`]). Returns the (sessionId, id) of a client command it logged as refused.
+    /// [`Relay::held`]). Returns the (sessionId, id) of a client command it logged as refused or invalid.
     fn log(
         &self,
         frame: &str,
         from_client: bool,
         verdict: Verdict,
         why: &str,
-        refusals: &[(String, i64, String)],
+        refusals: &[Refused],
     ) -> Option<(String, i64)> {
         let event = match verdict {
             Verdict::Refuse => "refused",
@@ -251,8 +255,8 @@ impl Relay<'_> {
         let message = key().and_then(|(session, id)| {
             refusals
                 .iter()
-                .find(|(s, i, _)| *s == session && *i == id)
-                .map(|(_, _, m)| m.clone())
+                .find(|r| r.session == session && r.id == id)
+                .map(|r| r.message.clone())
         });
         self.context.log(json!({
             "event": event,
@@ -264,7 +268,7 @@ impl Relay<'_> {
             "why": why,
             "message": message,
         }));
-        if event == "refused" && from_client {
+        if from_client {
             key()
         } else {
             None
