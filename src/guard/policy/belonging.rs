@@ -16,7 +16,6 @@ use serde_json::{json, Value};
 
 use super::core::Core;
 use super::output::Output;
-use super::Policy;
 
 /// Worker and worklet target types.
 const WORKERS: [&str; 5] = [
@@ -105,13 +104,13 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// Target `id` turned protected: what belongs to it turns protected too (each losing its
     /// sessions), and a client told of one is told it is gone, so that none waits for it.
     pub(super) fn protect_belongings(&mut self, id: &str, out: &mut Output) {
-        let mut work = self.core.belongings(id);
+        let mut work = self.belongings(id);
         while let Some(k) = work.pop() {
-            let told = match self.core.targets.map.get_mut(&k) {
+            let told = match self.targets.map.get_mut(&k) {
                 Some(t) if !t.protected => {
                     t.protected = true;
                     t.announced
@@ -125,7 +124,7 @@ impl Policy {
                         .to_string(),
                 );
             }
-            work.extend(self.core.belongings(&k));
+            work.extend(self.belongings(&k));
         }
     }
 }

@@ -4,11 +4,11 @@
 use serde_json::Value;
 
 use super::core::{int_id, session_of, Core, RESERVED_IDS};
+use super::downloads::Downloads;
 use super::output::{Output, Verdict};
 use super::refusal::Refusal;
 use super::scrub::{scrubbed_domain, Judging};
 use super::table::Concern;
-use super::Policy;
 
 impl Core {
     /// [`Core::scrub_member`] leaving the values at `kept` (JSON pointers into `v[member]`)
@@ -72,8 +72,13 @@ impl Core {
     }
 }
 
-impl Policy {
-    pub(super) fn browser_frame(&mut self, frame: &str, out: &mut Output) {
+impl Core {
+    pub(super) fn browser_frame(
+        &mut self,
+        downloads: &mut Downloads,
+        frame: &str,
+        out: &mut Output,
+    ) {
         let v: Value = match serde_json::from_str(frame) {
             Ok(v @ Value::Object(_)) => v,
             _ => return out.set(Verdict::Invalid, "browser frame is not a JSON object"),
@@ -82,7 +87,7 @@ impl Policy {
             self.response(frame, v, out);
         } else if let Some(method) = v.get("method").and_then(Value::as_str) {
             let method = method.to_string();
-            self.event(frame, v, &method, out);
+            self.event(downloads, frame, v, &method, out);
         } else {
             out.set(Verdict::Invalid, "neither a response nor an event");
         }
@@ -98,12 +103,12 @@ impl Policy {
         if RESERVED_IDS.contains(&id) {
             return self.own_response(id, &v, out);
         }
-        let Some(p) = self.core.sessions.pending.remove(&(key.clone(), id)) else {
+        let Some(p) = self.sessions.pending.remove(&(key.clone(), id)) else {
             return out.set(Verdict::Drop, "response to no command the client sent");
         };
-        if let Some(s) = self.core.sessions.map.get(&key) {
-            if s.closed || self.core.hidden(&s.target) {
-                return self.core.refuse_id(&key, id, Refusal::SessionTurned, out);
+        if let Some(s) = self.sessions.map.get(&key) {
+            if s.closed || self.hidden(&s.target) {
+                return self.refuse_id(&key, id, Refusal::SessionTurned, out);
             }
         }
         if v.get("error").is_some() {
@@ -114,20 +119,19 @@ impl Policy {
         // origin before the browser answered (its body read meanwhile): the answer is refused.
         if let Some(rid) = &p.request {
             let now_protected = self
-                .core
                 .session(&key)
                 .and_then(|s| s.requests.get(rid))
                 .is_some_and(|(protected, _)| *protected);
             if now_protected {
-                return self.core.refuse_id(&key, id, Refusal::RequestTurned, out);
+                return self.refuse_id(&key, id, Refusal::RequestTurned, out);
             }
         }
         // A capture forwarded while its page showed nothing protected, answered after the page
         // came to show a protected image or hold a protected frame in another process: the
         // events that mark the page come before any answer showing what marked it (the image's
         // response, the frame's target), so the answer is judged again, not only the command.
-        if let Some(r) = self.core.capture_answer(&key, p.concern) {
-            return self.core.refuse_id(&key, id, r, out);
+        if let Some(r) = self.capture_answer(&key, p.concern) {
+            return self.refuse_id(&key, id, r, out);
         }
         let mut changed = false;
         let mut kept: Vec<String> = Vec::new();
@@ -138,20 +142,18 @@ impl Policy {
                 return self.attach_response(frame, v, &key, id, &p, out);
             }
             Some(Concern::Attach) if method == "Target.attachToBrowserTarget" => {
-                self.core.browser_session_response(&v, &key)
+                self.browser_session_response(&v, &key)
             }
             Some(Concern::Listing) if method == "Target.getTargets" => {
                 changed = self.targets_response(&mut v, out);
-                kept = self
-                    .core
-                    .redacted_infos(&v["result"]["targetInfos"], "/targetInfos");
+                kept = self.redacted_infos(&v["result"]["targetInfos"], "/targetInfos");
             }
             Some(Concern::Listing) if self.target_info_response(&v, out) => {
-                return self.core.refuse_id(&key, id, Refusal::TargetProtected, out);
+                return self.refuse_id(&key, id, Refusal::TargetProtected, out);
             }
             Some(Concern::Listing) => {
                 let mut info = v["result"]["targetInfo"].take();
-                if self.core.redact_shown(&mut info) {
+                if self.redact_shown(&mut info) {
                     changed = true;
                     kept = vec!["/targetInfo/url".into(), "/targetInfo/title".into()];
                 }
@@ -159,37 +161,44 @@ impl Policy {
             }
             Some(Concern::Contexts) => {
                 if let Some(c) = v["result"]["browserContextId"].as_str() {
-                    self.core.targets.contexts.insert(c.to_string(), ());
+                    self.targets.contexts.insert(c.to_string(), ());
                 }
             }
             Some(Concern::History) if method == "Page.getNavigationHistory" => {
-                changed = self.core.history_response(&mut v, &key);
+                changed = self.history_response(&mut v, &key);
             }
             Some(Concern::Frames) if self.frame_tree_response(&v, &key, out) => {
-                return self.core.refuse_id(&key, id, Refusal::FrameProtected, out);
+                return self.refuse_id(&key, id, Refusal::FrameProtected, out);
             }
             // An error frame stays in the tree, without a protected unreachableUrl.
-            Some(Concern::Frames) => changed = self.core.error_frames(&mut v),
-            Some(Concern::Scripts) => changed = self.core.script_response(&mut v, &key, method),
+            Some(Concern::Frames) => changed = self.error_frames(&mut v),
+            Some(Concern::Scripts) => changed = self.script_response(&mut v, &key, method),
             Some(Concern::Captures) if method == "Page.captureSnapshot" => {
-                changed = self.core.snapshot_response(&mut v, &key);
+                changed = self.snapshot_response(&mut v, &key);
             }
-            _ if p.method.starts_with("CSS.") => changed = self.core.css_response(&mut v, &key),
+            _ if p.method.starts_with("CSS.") => changed = self.css_response(&mut v, &key),
             _ => {}
         }
-        match self.core.scrub_member_keeping(&mut v, "result", &kept) {
+        match self.scrub_member_keeping(&mut v, "result", &kept) {
             Err(()) => {
-                self.core.refuse_id(&key, id, Refusal::ResultProtected, out);
+                self.refuse_id(&key, id, Refusal::ResultProtected, out);
             }
-            Ok(more) => self.core.deliver(frame, &v, changed || more, out),
+            Ok(more) => self.deliver(frame, &v, changed || more, out),
         }
     }
 
     // ---------------------------------------------------------------- events
 
-    fn event(&mut self, frame: &str, mut v: Value, method: &str, out: &mut Output) {
+    fn event(
+        &mut self,
+        downloads: &mut Downloads,
+        frame: &str,
+        mut v: Value,
+        method: &str,
+        out: &mut Output,
+    ) {
         let key = session_of(&v);
-        let (open, visible) = match self.core.session(&key) {
+        let (open, visible) = match self.session(&key) {
             Some(s) => (!s.closed, s.visible),
             None => return out.set(Verdict::Drop, "event of a session the guard does not know"),
         };
@@ -204,27 +213,27 @@ impl Policy {
                 return self.target_event(frame, v, &key, method, out)
             }
             "Target.targetDestroyed" | "Target.targetCrashed" => {
-                return self.core.destroyed_event(frame, &v, &key, method, out)
+                return self.destroyed_event(frame, &v, &key, method, out)
             }
             "Target.attachedToTarget" => return self.attached_event(v, &key, out),
             "Target.receivedMessageFromTarget" => {
                 return out.set(Verdict::Drop, "non-flat sessions are not supported")
             }
             "Fetch.requestPaused" => return self.paused_event(frame, v, &key, visible, out),
-            "Fetch.authRequired" => return self.core.auth_event(frame, v, &key, visible, out),
+            "Fetch.authRequired" => return self.auth_event(frame, v, &key, visible, out),
             _ => {}
         }
         if matches!(
             method,
             "Network.requestWillBeSent" | "Network.responseReceived"
         ) {
-            self.core.track_load(&v, &key, method);
+            self.track_load(&v, &key, method);
             if let Some(why) = self.uncaught_document(&v, &key, method, out) {
                 return out.set(Verdict::Drop, why);
             }
         }
         // A page showing a protected image: its screencast frames are withheld (loads.rs).
-        if method == "Page.screencastFrame" && self.core.shows_protected(&key) {
+        if method == "Page.screencastFrame" && self.shows_protected(&key) {
             return out.set(Verdict::Drop, "the page shows a protected image");
         }
         if method.starts_with("Preload.") {
@@ -236,7 +245,7 @@ impl Policy {
             method,
             "Browser.downloadWillBegin" | "Browser.downloadProgress"
         ) {
-            if let Some(why) = self.download_event(&v, method, out) {
+            if let Some(why) = downloads.on_event(self, &v, method, out) {
                 return out.set(Verdict::Drop, why);
             }
         }
@@ -247,7 +256,7 @@ impl Policy {
         // Values the policy redacted itself (they still name a protected origin).
         let mut redacted: Vec<String> = Vec::new();
         if method.starts_with("Debugger.") || method.starts_with("CSS.") {
-            if let Some(why) = self.core.script_event(&v, &key, method, out) {
+            if let Some(why) = self.script_event(&v, &key, method, out) {
                 return out.set(Verdict::Drop, why);
             }
         }
@@ -259,16 +268,15 @@ impl Policy {
             }
             m if m.starts_with("Network.")
                 && !self
-                    .core
                     .session(&key)
                     .is_none_or(|s| s.kind != super::state::Kind::Document || s.client_network) =>
             {
                 return out.set(Verdict::Drop, "the guard's own Network domain");
             }
-            m if m.starts_with("Network.") => match self.core.network_event(&mut v, &key, m) {
+            m if m.starts_with("Network.") => match self.network_event(&mut v, &key, m) {
                 Some(c) => {
                     changed = c;
-                    if m == "Network.requestWillBeSent" && self.core.shown_blocked(&v, &key) {
+                    if m == "Network.requestWillBeSent" && self.shown_blocked(&v, &key) {
                         redacted.push("/request/url".into());
                         redacted.push("/documentURL".into());
                     }
@@ -286,21 +294,18 @@ impl Policy {
                 | "Page.frameScheduledNavigation"
                 | "Page.frameStartedNavigating"
         ) {
-            if let Some(u) = v["params"]["url"]
-                .as_str()
-                .filter(|u| self.core.off_limits(u))
-            {
+            if let Some(u) = v["params"]["url"].as_str().filter(|u| self.off_limits(u)) {
                 v["params"]["url"] = Value::String(super::scrub::redacted(u));
                 changed = true;
                 redacted.push("/url".into());
             }
         }
         if scrubbed_domain(method) {
-            match self.core.scrub_member_keeping(&mut v, "params", &redacted) {
+            match self.scrub_member_keeping(&mut v, "params", &redacted) {
                 Err(()) => return out.set(Verdict::Drop, "names a protected origin"),
                 Ok(more) => changed |= more,
             }
         }
-        self.core.deliver(frame, &v, changed, out);
+        self.deliver(frame, &v, changed, out);
     }
 }

@@ -1,5 +1,5 @@
 //! What a message costs to judge, bounded: a message is parsed whole only when its JSON holds
-//! at most [`Config::max_values`](super::Config::max_values) values.
+//! at most [`Config::max_values`](super::config::Config::max_values) values.
 //!
 //! A parsed JSON value takes about 80 bytes however short its text (`0,` is two bytes), so a
 //! message of many small values grows some 40 times when parsed: one `Runtime.evaluate` of
@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use super::core::{Core, RESERVED_IDS};
 use super::output::{Output, Verdict};
-use super::Policy;
 
 /// Messages shorter than this are parsed without counting (they cannot hold many values).
 const COUNT_FROM: usize = 1 << 20;
@@ -163,7 +162,7 @@ impl<'de> Visitor<'de> for ScalarVisitor {
 }
 
 impl Core {
-    /// How many values `frame` holds, when more than [`Config::max_values`](super::Config).
+    /// How many values `frame` holds, when more than [`Config::max_values`](super::config::Config).
     pub(super) fn over_budget(&self, frame: &str) -> Option<usize> {
         if frame.len() < COUNT_FROM {
             return None;
@@ -187,7 +186,7 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// A browser's message over the bound: an answer to a client's command becomes an error
     /// for it, one to the policy's own command an error for that (its checks fail closed),
     /// an event is dropped.
@@ -197,18 +196,12 @@ impl Policy {
             return out.set(Verdict::Drop, "event with too many values to judge");
         };
         let key = head.session.unwrap_or_default();
-        let error = serde_json::json!({"code": -32000, "message": self.core.too_many(n)});
+        let error = serde_json::json!({"code": -32000, "message": self.too_many(n)});
         if RESERVED_IDS.contains(&id) {
             let v = serde_json::json!({"id": id, "error": error});
             return self.own_response(id, &v, out);
         }
-        if self
-            .core
-            .sessions
-            .pending
-            .remove(&(key.clone(), id))
-            .is_none()
-        {
+        if self.sessions.pending.remove(&(key.clone(), id)).is_none() {
             return out.set(Verdict::Drop, "response to no command the client sent");
         }
         let mut msg = serde_json::json!({"id": id, "error": error});

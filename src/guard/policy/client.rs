@@ -11,13 +11,13 @@ use serde_json::{json, Value};
 use super::command::{Command, Step};
 use super::core::{int_id, session_of, Core, RESERVED_IDS};
 use super::deny::Named;
+use super::downloads::Downloads;
 use super::output::{Output, Refused, Verdict, REFUSAL_CODE};
 use super::refusal::Refusal;
 use super::scrub::internal_url;
 use super::state::Pending;
 use super::table::{self, Class, Concern};
 use super::walk;
-use super::Policy;
 
 /// The members a CDP command may have (Chromium refuses others).
 const COMMAND_KEYS: [&str; 4] = ["id", "method", "params", "sessionId"];
@@ -89,33 +89,33 @@ impl<'de> serde::de::Visitor<'de> for TopVisitor {
 
 /// A concern that may refuse a command for what it names or would do: every command passing
 /// the table is judged by each, in order, before it is handed to its method's concern.
-type Judge = fn(&mut Policy, &Command) -> Option<Refusal<'static>>;
+type Judge = fn(&mut Core, &mut Downloads, &Command) -> Option<Refusal<'static>>;
 
 /// The judges, in the order they are asked.
 const JUDGES: [Judge; 8] = [
     // A frame on a protected origin in another process of this page: nothing that would
     // read or drive it goes through the page (targets.rs).
-    |p, c| p.core.reaches_hosted(c).then_some(Refusal::Hosted),
+    |p, _, c| p.reaches_hosted(c).then_some(Refusal::Hosted),
     // A capture of a page showing a protected image, a resource read by a URL that may have
     // redirected to a protected origin, a load that follows any redirect (loads.rs).
-    |p, c| p.core.load_command(c),
+    |p, _, c| p.load_command(c),
     // Local files in a protected path (the profile's storage files), by path (paths.rs).
-    |p, c| p.core.rules.paths.command(c.method, c.params),
+    |p, _, c| p.rules.paths.command(c.method, c.params),
     // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
-    |_, c| super::clipboard::reads_clipboard(c).then_some(Refusal::Clipboard),
+    |_, _, c| super::clipboard::reads_clipboard(c).then_some(Refusal::Clipboard),
     // A page handed a download folder, or a file or folder above one (downloads.rs).
-    |p, c| p.downloads.overlap(c.method, c.params),
+    |_, d, c| d.overlap(c.method, c.params),
     // A frame id of a protected target (an out-of-process frame) is refused anywhere.
-    |p, c| {
+    |p, _, c| {
         c.params
             .get("frameId")
             .and_then(Value::as_str)
-            .is_some_and(|f| p.core.hidden(f))
+            .is_some_and(|f| p.hidden(f))
             .then_some(Refusal::ProtectedFrame)
     },
     // Scripts, style sheets and objects from protected origins a page loaded (scripts.rs).
-    |p, c| p.core.script_command(c),
-    |p, c| p.core.object_command(c),
+    |p, _, c| p.script_command(c),
+    |p, _, c| p.object_command(c),
 ];
 
 impl Core {
@@ -253,16 +253,20 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// A frame from the client: read once into a [`Command`] (or answered with a protocol
     /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
     /// names what it refused ([`Core::refuse`]).
-    pub(super) fn client_frame(&mut self, frame: &str, out: &mut Output) {
+    pub(super) fn client_frame(
+        &mut self,
+        downloads: &mut Downloads,
+        frame: &str,
+        out: &mut Output,
+    ) {
         let v: Value = match serde_json::from_str(frame) {
             Ok(Top::Object(map)) => Value::Object(map),
             Ok(Top::Other) => {
-                self.core
-                    .client_error(frame, -32600, "Message must be an object", out);
+                self.client_error(frame, -32600, "Message must be an object", out);
                 return out.set(Verdict::Invalid, "not an object");
             }
             // Chromium refuses it and answers the first `id`, the policy would have waited for
@@ -274,20 +278,18 @@ impl Policy {
                 return out.set(Verdict::Invalid, "a member named twice");
             }
             Err(_) => {
-                self.core
-                    .client_error(frame, -32700, "Message must be in JSON format", out);
+                self.client_error(frame, -32700, "Message must be in JSON format", out);
                 return out.set(Verdict::Invalid, "not JSON");
             }
         };
         let Some(obj) = v.as_object() else {
-            self.core
-                .client_error(frame, -32600, "Message must be an object", out);
+            self.client_error(frame, -32600, "Message must be an object", out);
             return out.set(Verdict::Invalid, "not an object");
         };
         // Chromium reads ids as 32-bit integers and answers others without an id: the client
         // would never be answered, and the command would count as in flight for good.
         let Some(id) = int_id(&v).filter(|id| i32::try_from(*id).is_ok()) else {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32600,
                 "Message must have integer 'id' property",
@@ -296,7 +298,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "no integer id");
         };
         let Some(method) = v.get("method").and_then(Value::as_str) else {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32600,
                 "Message must have string 'method' property",
@@ -305,7 +307,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "no method");
         };
         if obj.keys().any(|k| !COMMAND_KEYS.contains(&k.as_str())) {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32600,
                 "Message has property other than 'id', 'method', 'sessionId', 'params'",
@@ -314,7 +316,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "unknown member");
         }
         if v.get("params").is_some_and(|p| !p.is_object()) {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32602,
                 "Invalid parameters: params must be an object",
@@ -323,7 +325,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "params not an object");
         }
         if v.get("sessionId").is_some_and(|s| !s.is_string()) {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32600,
                 "Message must have string 'sessionId' property",
@@ -332,7 +334,7 @@ impl Policy {
             return out.set(Verdict::Invalid, "sessionId not a string");
         }
         if RESERVED_IDS.contains(&id) {
-            self.core.client_error(
+            self.client_error(
                 frame,
                 -32600,
                 "slicc: guard: command ids from 2000000000 are reserved for the guard",
@@ -341,8 +343,8 @@ impl Policy {
             return out.set(Verdict::Invalid, "reserved id");
         }
         let key = session_of(&v);
-        if self.core.sessions.pending.contains_key(&(key.clone(), id)) {
-            self.core.client_error(
+        if self.sessions.pending.contains_key(&(key.clone(), id)) {
+            self.client_error(
                 frame,
                 -32600,
                 "slicc: guard: a command with this id is already in flight on this session",
@@ -350,8 +352,8 @@ impl Policy {
             );
             return out.set(Verdict::Invalid, "duplicate id");
         }
-        if self.core.sessions.pending.len() >= self.core.rules.cfg.max_pending {
-            self.core.client_error(
+        if self.sessions.pending.len() >= self.rules.cfg.max_pending {
+            self.client_error(
                 frame,
                 -32000,
                 "slicc: guard: too many commands in flight",
@@ -374,58 +376,63 @@ impl Policy {
             frame,
         };
         if !key.is_empty() {
-            match self.core.sessions.map.get(&key) {
+            match self.sessions.map.get(&key) {
                 Some(s) => {
-                    if s.closed || !s.visible || self.core.hidden(&s.target) {
-                        return self.core.refuse(&cmd, Refusal::SessionProtected, out);
+                    if s.closed || !s.visible || self.hidden(&s.target) {
+                        return self.refuse(&cmd, Refusal::SessionProtected, out);
                     }
                 }
                 // Chromium's own answer: a client never waits for a session nobody has.
                 None => {
-                    self.core
-                        .client_error(frame, -32001, "Session with given id not found.", out);
+                    self.client_error(frame, -32001, "Session with given id not found.", out);
                     return out.set(Verdict::Invalid, "unknown session");
                 }
             }
         }
         match entry {
-            Some(entry) => self.command(&cmd, entry, out),
-            None => self.core.refuse(&cmd, Refusal::Unclassified, out),
+            Some(entry) => self.command(downloads, &cmd, entry, out),
+            None => self.refuse(&cmd, Refusal::Unclassified, out),
         }
     }
 
     /// One well-formed client command.
-    fn command(&mut self, cmd: &Command, entry: &table::Command, out: &mut Output) {
+    fn command(
+        &mut self,
+        downloads: &mut Downloads,
+        cmd: &Command,
+        entry: &table::Command,
+        out: &mut Output,
+    ) {
         if entry.class == Class::Refuse {
             let why = entry.why.as_deref().unwrap_or_default();
-            return self.core.refuse(cmd, Refusal::Table(why), out);
+            return self.refuse(cmd, Refusal::Table(why), out);
         }
         for judge in JUDGES {
-            if let Some(r) = judge(self, cmd) {
-                return self.core.refuse(cmd, r, out);
+            if let Some(r) = judge(self, downloads, cmd) {
+                return self.refuse(cmd, r, out);
             }
         }
         // What it reaches beyond its session's target: the tab, the renderer process, the
         // browser (reach.rs).
-        if let Some(r) = self.core.reach_judge(cmd, entry.reach) {
-            return self.core.refuse(cmd, r, out);
+        if let Some(r) = self.reach_judge(cmd, entry.reach) {
+            return self.refuse(cmd, r, out);
         }
         // The concern the table routes the command to (table.rs `Concern`), if any.
         let step = match entry.concern {
             None => Step::Go(None),
-            Some(Concern::Cookies) => self.core.cookie_command(cmd, out),
-            Some(Concern::Permissions) => self.core.permission_command(cmd),
-            Some(Concern::Wipe) => self.core.clear_cookies(cmd, out),
+            Some(Concern::Cookies) => self.cookie_command(cmd, out),
+            Some(Concern::Permissions) => self.permission_command(cmd),
+            Some(Concern::Wipe) => self.clear_cookies(cmd, out),
             Some(Concern::Attach) => self.attach_command(cmd, out),
-            Some(Concern::Contexts) => self.core.context_command(cmd),
-            Some(Concern::Discover) => self.core.answer_discover(cmd, out),
+            Some(Concern::Contexts) => self.context_command(cmd),
+            Some(Concern::Discover) => self.answer_discover(cmd, out),
             Some(Concern::History) => self.history_command(cmd, out),
-            Some(Concern::Fetch) => self.core.fetch_command(cmd, out),
-            Some(Concern::Downloads) => self.download_command(cmd, out),
-            Some(Concern::Preload) => self.core.preload_command(cmd),
-            Some(Concern::Network) => self.core.network_command(cmd, out),
+            Some(Concern::Fetch) => self.fetch_command(cmd, out),
+            Some(Concern::Downloads) => downloads.on_command(self, cmd),
+            Some(Concern::Preload) => self.preload_command(cmd),
+            Some(Concern::Network) => self.network_command(cmd, out),
             Some(Concern::Overrides) => {
-                self.core.override_command(cmd, out);
+                self.override_command(cmd, out);
                 Step::Go(None)
             }
             // Judged above (JUDGES), or only in their answers (browser.rs).
@@ -442,16 +449,16 @@ impl Policy {
         };
         let rewritten = match step {
             Step::Done => return,
-            Step::Refuse(r) => return self.core.refuse(cmd, r, out),
+            Step::Refuse(r) => return self.refuse(cmd, r, out),
             Step::Go(rewritten) => rewritten,
         };
 
-        let consume = match self.core.fetch_answer_check(cmd) {
+        let consume = match self.fetch_answer_check(cmd) {
             Ok(consume) => consume,
-            Err(r) => return self.core.refuse(cmd, r, out),
+            Err(r) => return self.refuse(cmd, r, out),
         };
-        if let Some(r) = self.core.request_id_command(cmd) {
-            return self.core.refuse(cmd, r, out);
+        if let Some(r) = self.request_id_command(cmd) {
+            return self.refuse(cmd, r, out);
         }
 
         // What goes to the browser is judged: the command as the policy rewrote it, if it did
@@ -462,18 +469,18 @@ impl Policy {
             .filter(|nv| nv.get("method").and_then(Value::as_str) == Some(cmd.method))
             .and_then(|nv| nv.get("params"))
             .unwrap_or(cmd.params);
-        match self.core.table_judges(entry, sent) {
-            Some(Named::Internal) => return self.core.refuse(cmd, Refusal::Internal, out),
-            Some(Named::Protected) => return self.core.refuse(cmd, Refusal::ProtectedOrigin, out),
+        match self.table_judges(entry, sent) {
+            Some(Named::Internal) => return self.refuse(cmd, Refusal::Internal, out),
+            Some(Named::Protected) => return self.refuse(cmd, Refusal::ProtectedOrigin, out),
             Some(Named::Unlisted(name)) => {
-                return self.core.refuse(cmd, Refusal::Unlisted(&name), out);
+                return self.refuse(cmd, Refusal::Unlisted(&name), out);
             }
-            Some(Named::Grant) => return self.core.refuse(cmd, Refusal::Grant, out),
+            Some(Named::Grant) => return self.refuse(cmd, Refusal::Grant, out),
             None => {}
         }
 
         if let Some(rid) = consume {
-            if let Some(s) = self.core.session_mut(cmd.key) {
+            if let Some(s) = self.session_mut(cmd.key) {
                 s.paused.remove(&rid);
             }
         }
@@ -486,7 +493,7 @@ impl Policy {
             .then(|| cmd.params.get("requestId").and_then(Value::as_str))
             .flatten()
             .map(str::to_string);
-        self.core.sessions.pending.insert(
+        self.sessions.pending.insert(
             (cmd.key.to_string(), cmd.id),
             Pending {
                 method: cmd.method.to_string(),

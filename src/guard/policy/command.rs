@@ -11,7 +11,7 @@ use super::table::Concern;
 pub(super) struct Command<'a> {
     /// The session it came on (empty for the root).
     pub(super) key: &'a str,
-    /// Its id (a 32-bit integer outside [`RESERVED_IDS`](super::RESERVED_IDS)).
+    /// Its id (a 32-bit integer outside [`RESERVED_IDS`](super::core::RESERVED_IDS)).
     pub(super) id: i64,
     /// Its method.
     pub(super) method: &'a str,

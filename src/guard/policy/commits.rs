@@ -10,7 +10,6 @@ use super::core::Core;
 use super::output::Output;
 use super::refusal::Refusal;
 use super::state::{Kind, Own, Probe};
-use super::Policy;
 
 impl Core {
     /// The client's `Preload.enable` / `Preload.disable`: the policy keeps `Preload` on, and
@@ -166,15 +165,15 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// A session showed a protected document: its target is protected when `main`, else the
     /// session alone is detached.
     pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {
-        let Some(target) = self.core.session(key).map(|s| s.target.clone()) else {
+        let Some(target) = self.session(key).map(|s| s.target.clone()) else {
             return;
         };
         if main && !target.is_empty() {
-            if let Some(t) = self.core.targets.map.get_mut(&target) {
+            if let Some(t) = self.targets.map.get_mut(&target) {
                 t.origin = true;
             }
             self.protect_target(&target, out);
@@ -185,8 +184,8 @@ impl Policy {
     /// A `Page.getFrameTree` / `getResourceTree` result: whether a frame of it is protected
     /// (then the session pays, and the client gets a refusal).
     pub(super) fn frame_tree_response(&mut self, v: &Value, key: &str, out: &mut Output) -> bool {
-        self.core.learn_frames(key, &v["result"]["frameTree"]);
-        match self.core.tree_reaches(&v["result"]["frameTree"]) {
+        self.learn_frames(key, &v["result"]["frameTree"]);
+        match self.tree_reaches(&v["result"]["frameTree"]) {
             Some(main) => {
                 self.session_reached(key, main, out);
                 true
@@ -207,10 +206,8 @@ impl Policy {
             for (i, e) in entries.iter().enumerate() {
                 let bad = ["url", "userTypedURL"]
                     .iter()
-                    .any(|k| e[*k].as_str().is_some_and(|u| self.core.off_limits(u)));
-                if let (Some(eid), Some(s)) =
-                    (e["id"].as_i64(), self.core.sessions.map.get_mut(sid))
-                {
+                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
+                if let (Some(eid), Some(s)) = (e["id"].as_i64(), self.sessions.map.get_mut(sid)) {
                     s.history.insert(eid, bad);
                 }
                 restorable |= bad && i64::try_from(i).ok() != current;
@@ -223,24 +220,16 @@ impl Policy {
         // target it can never attach to waits for it (Puppeteer's connect waits for every tab
         // it was shown to be attached).
         let withheld: Vec<String> = self
-            .core
             .sessions
             .map
             .get(sid)
             .map(|s| {
                 let tab = self
-                    .core
                     .sessions
                     .map
                     .get(&s.parent)
                     .map(|p| p.target.clone())
-                    .filter(|t| {
-                        self.core
-                            .targets
-                            .map
-                            .get(t)
-                            .is_some_and(|t| t.kind == "tab")
-                    });
+                    .filter(|t| self.targets.map.get(t).is_some_and(|t| t.kind == "tab"));
                 std::iter::once(s.target.clone()).chain(tab).collect()
             })
             .unwrap_or_default();
@@ -277,7 +266,7 @@ impl Policy {
         if kind != Some("Document") && kind != Some("Prefetch") {
             return None;
         }
-        let s = self.core.session(key)?;
+        let s = self.session(key)?;
         if s.kind != Kind::Document || s.closed {
             return None;
         }
@@ -287,11 +276,11 @@ impl Policy {
             p["response"]["url"].as_str()
         };
         if kind == Some("Prefetch") {
-            if !url.is_some_and(|u| self.core.off_limits(u)) {
+            if !url.is_some_and(|u| self.off_limits(u)) {
                 return None;
             }
             let target = s.target.clone();
-            if let Some(t) = self.core.targets.map.get_mut(&target) {
+            if let Some(t) = self.targets.map.get_mut(&target) {
                 t.withheld = true;
             }
             self.session_reached(key, true, out);
@@ -301,12 +290,12 @@ impl Policy {
         let seen = s.navigations.contains(&rid);
         let start = method == "Network.requestWillBeSent" && p.get("redirectResponse").is_none();
         if start {
-            if let Some(s) = self.core.session_mut(key) {
+            if let Some(s) = self.session_mut(key) {
                 s.navigations.insert(rid, ());
             }
             return None;
         }
-        if !url.is_some_and(|u| self.core.off_limits(u)) {
+        if !url.is_some_and(|u| self.off_limits(u)) {
             return None;
         }
         // A redirect hop of a request seen from its start is paused (and failed) by the
@@ -336,7 +325,7 @@ impl Policy {
         method: &str,
         out: &mut Output,
     ) -> Option<&'static str> {
-        let s = self.core.session(key)?;
+        let s = self.session(key)?;
         if s.kind != Kind::Document || s.closed {
             return None;
         }
@@ -351,9 +340,9 @@ impl Policy {
             method,
             "Preload.prefetchStatusUpdated" | "Preload.prerenderStatusUpdated"
         );
-        if preloads && urls.iter().flatten().any(|u| self.core.off_limits(u)) {
+        if preloads && urls.iter().flatten().any(|u| self.off_limits(u)) {
             let target = s.target.clone();
-            if let Some(t) = self.core.targets.map.get_mut(&target) {
+            if let Some(t) = self.targets.map.get_mut(&target) {
                 t.withheld = true;
             }
             self.session_reached(key, true, out);
@@ -388,18 +377,15 @@ impl Policy {
             let main = f.get("parentId").is_none();
             let real = ["url", "securityOrigin"]
                 .iter()
-                .any(|k| f[*k].as_str().is_some_and(|u| self.core.off_limits(u)));
+                .any(|k| f[*k].as_str().is_some_and(|u| self.off_limits(u)));
             if real {
                 self.session_reached(key, main, out);
                 return Some("frame on a protected origin");
             }
         } else {
             let c = &v["params"]["context"];
-            if c["origin"]
-                .as_str()
-                .is_some_and(|o| self.core.off_limits(o))
-            {
-                let target = self.core.session(key).map(|s| s.target.clone());
+            if c["origin"].as_str().is_some_and(|o| self.off_limits(o)) {
+                let target = self.session(key).map(|s| s.target.clone());
                 let main = c["auxData"]["frameId"].as_str() == target.as_deref();
                 self.session_reached(key, main, out);
                 return Some("context on a protected origin");

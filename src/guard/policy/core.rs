@@ -11,9 +11,11 @@ use std::ops::RangeInclusive;
 use serde_json::{json, Value};
 
 use super::config::Config;
+use super::outbox::Order;
 use super::output::{Output, OwnParams, Refused, Verdict, REFUSAL_CODE};
-use super::state::{self, Own, Pending, SessionRecord, TargetRecord};
-use super::{endpoints, internal_url, paths, refusal, shown};
+use super::scrub::internal_url;
+use super::state::{self, Hold, Own, Pending, SessionRecord, TargetRecord};
+use super::{endpoints, paths, refusal, shown};
 use crate::protected::Matcher;
 
 /// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
@@ -65,6 +67,22 @@ pub(super) struct Core {
     pub(super) targets: Targets,
     /// The sessions, and the client's commands in flight on them.
     pub(super) sessions: Sessions,
+    /// Messages kept back for the policy's checks on sessions, and their order.
+    pub(super) checks: Checks,
+}
+
+/// Messages kept back for the policy's checks: the holds, and the order of the frames waiting
+/// behind them (order.rs).
+#[derive(Debug, Default)]
+pub(super) struct Checks {
+    /// The holds, by number.
+    pub(super) holds: HashMap<u64, Hold>,
+    /// The next hold's number.
+    pub(super) next_hold: u64,
+    /// The client-bound frames waiting behind holds, in Chromium's order.
+    pub(super) order: Order,
+    /// The time of the last message or tick (ms).
+    pub(super) now: u64,
 }
 
 /// What every judgement reads; nothing changes it once the policy is made.
@@ -92,6 +110,9 @@ pub(super) struct Ids {
     pub(super) next_auto: i64,
     /// The own commands not answered: on which session, and what for.
     pub(super) own: HashMap<i64, (String, Own)>,
+    /// The browser answered the policy's discovery during the message being handled: the
+    /// policy lets the client frames it kept meanwhile go once the message is through.
+    pub(super) discovered: bool,
 }
 
 /// The targets the browser reported, and what belongs to what.
@@ -140,6 +161,7 @@ impl Core {
         let paths = paths::Protected::new(&cfg.protected_paths, cfg.local_paths.clone());
         let endpoints = endpoints::Endpoints::new(&cfg.devtools_endpoints);
         Core {
+            checks: Checks::default(),
             targets: Targets {
                 map: HashMap::new(),
                 gone: state::Bounded::new(cfg.gone),
@@ -160,6 +182,7 @@ impl Core {
                 next_own: *RESERVED_IDS.start(),
                 next_auto: *AUTO_IDS.end(),
                 own: HashMap::new(),
+                discovered: false,
             },
             rules: Rules {
                 shown: shown::Shown::new(&m),

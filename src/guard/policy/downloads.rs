@@ -23,12 +23,11 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::command::{Command, Step};
-use super::core::ROOT;
+use super::core::{Core, ROOT};
 use super::output::Output;
 use super::paths::{each_path, LocalPaths, Protected, Use};
 use super::refusal::Refusal;
 use super::state::Own;
-use super::Policy;
 
 /// Browser contexts' download folders remembered at most (the client names them).
 const MAX_FOLDERS: usize = 256;
@@ -109,31 +108,30 @@ impl Downloads {
     }
 }
 
-impl Policy {
+impl Downloads {
     /// A client's `Browser.setDownloadBehavior` or `Page.setDownloadBehavior` on session
     /// `key`: the first goes with `eventsEnabled` on; the second, to a folder, only once the
     /// policy watches downloads.
-    pub(super) fn download_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
+    pub(super) fn on_command(&mut self, core: &Core, cmd: &Command) -> Step {
         let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
         let behavior = params.get("behavior").and_then(Value::as_str);
         let folder = params
             .get("downloadPath")
             .and_then(Value::as_str)
             .filter(|_| matches!(behavior, Some("allow" | "allowAndName")));
-        if folder.is_some_and(|f| self.downloads.folder_overlaps(f)) {
+        if folder.is_some_and(|f| self.folder_overlaps(f)) {
             return Step::Refuse(Refusal::DownloadOverlap);
         }
         if method == "Page.setDownloadBehavior" {
             if folder.is_none() {
                 return Step::Go(None);
             }
-            if !self.downloads.on {
+            if !self.on {
                 return Step::Refuse(Refusal::PageDownloads);
             }
-            let context = self
-                .core
+            let context = core
                 .session(key)
-                .and_then(|s| self.core.targets.map.get(&s.target))
+                .and_then(|s| core.targets.map.get(&s.target))
                 .and_then(|t| t.context()?.as_str())
                 .unwrap_or_default()
                 .to_string();
@@ -146,11 +144,11 @@ impl Policy {
             .unwrap_or_default()
             .to_string();
         self.remember_folder(context, folder);
-        self.downloads.client_events = params
+        self.client_events = params
             .get("eventsEnabled")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        self.downloads.on = true;
+        self.on = true;
         let mut nv = v.clone();
         nv["params"]["eventsEnabled"] = Value::Bool(true);
         Step::Go(Some(nv))
@@ -161,22 +159,21 @@ impl Policy {
             Some(f) => {
                 // Past the bound a context's folder is not remembered here (only where cancels
                 // go: to every context then); it is kept from pages all the same.
-                if self.downloads.folders.len() < MAX_FOLDERS
-                    || self.downloads.folders.contains_key(&context)
-                {
-                    self.downloads.folders.insert(context, f.to_string());
+                if self.folders.len() < MAX_FOLDERS || self.folders.contains_key(&context) {
+                    self.folders.insert(context, f.to_string());
                 }
             }
             None => {
-                self.downloads.folders.remove(&context);
+                self.folders.remove(&context);
             }
         }
     }
 
     /// A `Browser.downloadWillBegin` or `Browser.downloadProgress`: `Some(why)` when it is
     /// withheld.
-    pub(super) fn download_event(
+    pub(super) fn on_event(
         &mut self,
+        core: &mut Core,
         v: &Value,
         method: &str,
         out: &mut Output,
@@ -184,28 +181,25 @@ impl Policy {
         let params = &v["params"];
         let guid = params["guid"].as_str().unwrap_or_default().to_string();
         if method == "Browser.downloadProgress" {
-            if self.downloads.cancelled.contains(&guid) {
+            if self.cancelled.contains(&guid) {
                 // The cancel lost the race: the file the browser wrote is kept from pages too
                 // (in the client's folder it is already; in the user's, not otherwise).
                 if let Some(path) = params.get("filePath").and_then(Value::as_str) {
-                    self.downloads.dirs.add(path);
+                    self.dirs.add(path);
                 }
                 return Some("a download the guard cancelled");
             }
-            return (!self.downloads.client_events)
-                .then_some("download events the client did not ask for");
+            return (!self.client_events).then_some("download events the client did not ask for");
         }
         let frame = params["frameId"].as_str().unwrap_or_default();
         let url = params["url"].as_str().unwrap_or_default();
-        let known = self.core.targets.map.contains_key(frame);
-        if !self.core.off_limits(url) && known && !self.core.hidden(frame) {
-            return (!self.downloads.client_events)
-                .then_some("download events the client did not ask for");
+        let known = core.targets.map.contains_key(frame);
+        if !core.off_limits(url) && known && !core.hidden(frame) {
+            return (!self.client_events).then_some("download events the client did not ask for");
         }
         // The download's browser context, when its frame is a target the policy knows; else
         // every context the client chose a folder for, and the default one.
-        let mut contexts: Vec<Option<String>> = match self
-            .core
+        let mut contexts: Vec<Option<String>> = match core
             .targets
             .map
             .get(frame)
@@ -213,7 +207,6 @@ impl Policy {
         {
             Some(c) => vec![Some(c.to_string())],
             None => self
-                .downloads
                 .folders
                 .keys()
                 .filter(|c| !c.is_empty())
@@ -227,15 +220,13 @@ impl Policy {
             if let Some(c) = context {
                 p["browserContextId"] = Value::String(c);
             }
-            let msg = self
-                .core
-                .own_command(ROOT, "Browser.cancelDownload", p, Own::Ignore);
+            let msg = core.own_command(ROOT, "Browser.cancelDownload", p, Own::Ignore);
             out.to_browser.push(msg);
         }
         // Whatever the cancel does not stop lands in a download folder, which no page is
         // handed (see `overlap`); choosing the folder again is harmless (Playwright sets one
         // folder for every context it makes).
-        self.downloads.cancelled.insert(guid, ());
+        self.cancelled.insert(guid, ());
         Some("a protected download, cancelled")
     }
 }

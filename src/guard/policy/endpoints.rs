@@ -13,7 +13,7 @@
 
 use url::{Host, Url};
 
-/// The browser's DevTools endpoints ([`Config::devtools_endpoints`](super::Config::devtools_endpoints)).
+/// The browser's DevTools endpoints ([`Config::devtools_endpoints`](super::config::Config::devtools_endpoints)).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Endpoints {
     /// Each endpoint's port, its decimal text (a cheap first test: a URL that does not hold

@@ -11,7 +11,6 @@ use super::refusal::Refusal;
 use super::shown::{guard_pattern, guard_patterns};
 use super::state::{ClientFetch, Kind, Own};
 use super::table::Concern;
-use super::Policy;
 
 /// `Fetch` commands that answer a paused request, and whether they end its pause.
 fn fetch_answer(method: &str) -> Option<bool> {
@@ -292,7 +291,7 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     pub(super) fn paused_event(
         &mut self,
         frame: &str,
@@ -307,10 +306,10 @@ impl Policy {
             url,
             rtype,
             protected,
-        } = self.core.paused_request(&v, key);
+        } = self.paused_request(&v, key);
         let response =
             p.get("responseStatusCode").is_some() || p.get("responseErrorReason").is_some();
-        let Some(s) = self.core.session(key) else {
+        let Some(s) = self.session(key) else {
             return out.set(Verdict::Drop, "no session");
         };
         let document_session = s.kind == Kind::Document;
@@ -321,7 +320,7 @@ impl Policy {
             && rtype == "Document"
             && !response
             && s.renderer_wide
-            && self.core.rules.m.shares_site(url);
+            && self.rules.m.shares_site(url);
         // A popup a page opened onto a protected origin loads for the user (issue 29, item
         // 4): its first document's request goes on without the client's headers, to pause again
         // at its response, before anything commits; there every session on the popup (the
@@ -333,7 +332,7 @@ impl Policy {
                 .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
         let target = s.target.clone();
         let handoff = format!("{key}\n{rid}");
-        if protected && response && self.core.sessions.handoffs.remove(&handoff).is_some() {
+        if protected && response && self.sessions.handoffs.remove(&handoff).is_some() {
             self.protect_target(&target, out);
             return out.set(
                 Verdict::Drop,
@@ -345,22 +344,18 @@ impl Policy {
             && document_session
             && rtype == "Document"
             && !response
-            && self
-                .core
-                .popup_first_document(&target, p["frameId"].as_str())
+            && self.popup_first_document(&target, p["frameId"].as_str())
         {
             let mut params = json!({"requestId": rid, "interceptResponse": true});
-            if let Some(h) = self.core.effective(key).clean(&p["request"]["headers"]) {
+            if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
                 params["headers"] = h;
             }
-            let msg = self
-                .core
-                .own_command(key, "Fetch.continueRequest", params, Own::Ignore);
+            let msg = self.own_command(key, "Fetch.continueRequest", params, Own::Ignore);
             out.to_browser.push(msg);
-            self.core.sessions.handoffs.insert(handoff, ());
+            self.sessions.handoffs.insert(handoff, ());
             // Protected from now on: until its sessions go at the response, the client can
             // neither name the popup (close, activate, attach) nor use its session.
-            if let Some(t) = self.core.targets.map.get_mut(&target) {
+            if let Some(t) = self.targets.map.get_mut(&target) {
                 t.protected = true;
             }
             return out.set(
@@ -374,27 +369,27 @@ impl Policy {
             // liveness: a guard leaves ordinary pages' subresources alone), and the page is
             // marked before it can show it: no capture reads its pixels (loads.rs).
             if super::loads::rendered(rtype) && !response {
-                self.core.mark_showing(&target);
+                self.mark_showing(&target);
             }
             // A protected document is failed.
             let failed = rtype == "Document";
             if document_session && failed && !response {
                 if p["frameId"].as_str() == Some(target.as_str()) {
-                    self.core.remember_blocked(&target, url);
+                    self.remember_blocked(&target, url);
                 }
                 if client_network {
-                    self.core.show_blocked_start(key, p, out);
+                    self.show_blocked_start(key, p, out);
                 }
             }
             let msg = if document_session && failed && !response {
-                self.core.own_command(
+                self.own_command(
                     key,
                     "Fetch.failRequest",
                     json!({"requestId": rid, "errorReason": "BlockedByClient"}),
                     Own::Ignore,
                 )
             } else if response {
-                self.core.own_command(
+                self.own_command(
                     key,
                     "Fetch.continueResponse",
                     json!({"requestId": rid}),
@@ -403,11 +398,10 @@ impl Policy {
             } else {
                 // Without the values the client set (class 6, overrides.rs).
                 let mut params = json!({"requestId": rid});
-                if let Some(h) = self.core.effective(key).clean(&p["request"]["headers"]) {
+                if let Some(h) = self.effective(key).clean(&p["request"]["headers"]) {
                     params["headers"] = h;
                 }
-                self.core
-                    .own_command(key, "Fetch.continueRequest", params, Own::Ignore)
+                self.own_command(key, "Fetch.continueRequest", params, Own::Ignore)
             };
             out.to_browser.push(msg);
             return out.set(Verdict::Drop, "protected request answered by the guard");
@@ -418,13 +412,11 @@ impl Policy {
             } else {
                 "Fetch.continueRequest"
             };
-            let msg = self
-                .core
-                .own_command(key, method, json!({"requestId": rid}), Own::Ignore);
+            let msg = self.own_command(key, method, json!({"requestId": rid}), Own::Ignore);
             out.to_browser.push(msg);
             return out.set(Verdict::Drop, "paused for the guard only");
         }
-        self.core.show_paused(key, rid, frame, out);
+        self.show_paused(key, rid, frame, out);
     }
 }
 
@@ -468,7 +460,7 @@ mod tests {
         )
         .unwrap();
         let patterns = FetchPattern::list(&json!({ "patterns": shown_patterns(&m) }));
-        let policy = Policy::new(m.clone());
+        let core = Core::new(m.clone(), super::super::Config::default());
         let mut checked = 0;
         for (url, protected) in urls {
             // The canonical form a browser reports for a load (the `url` crate's WHATWG
@@ -477,7 +469,7 @@ mod tests {
                 continue;
             };
             let canonical = parsed.as_str();
-            if !policy.core.off_limits(canonical) {
+            if !core.off_limits(canonical) {
                 continue;
             }
             for rtype in ["Image", "Media", "Other"] {
@@ -500,7 +492,7 @@ mod tests {
             "http://seven.sliccy.ai./x.png",
             "http://[::1]:5712/x.png",
         ] {
-            assert!(policy.core.off_limits(url), "{url}");
+            assert!(core.off_limits(url), "{url}");
             assert!(
                 patterns.iter().any(|p| p.wants(url, "Image", false)),
                 "{url}"

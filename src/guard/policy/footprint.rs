@@ -1,28 +1,28 @@
 //! What a policy remembers for its connection, counted ([`Policy::footprint`]): how the
-//! bounds of [`Config`](super::Config) can be checked from outside.
+//! bounds of [`Config`](super::config::Config) can be checked from outside.
 
+use super::core::Core;
 use super::state::SessionRecord;
-use super::Policy;
 
 /// Counts of what a [`Policy`] remembers (entries, and bytes where it keeps messages). Every
-/// one is bounded: by a [`Config`](super::Config) limit, or by what is alive in the browser
+/// one is bounded: by a [`Config`](super::config::Config) limit, or by what is alive in the browser
 /// (targets, sessions), and forgotten when the browser reports it gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub struct Footprint {
     /// Live targets known.
     pub targets: usize,
-    /// Destroyed targets remembered (for openers; at most [`Config::gone`](super::Config::gone)).
+    /// Destroyed targets remembered (for openers; at most [`Config::gone`](super::config::Config::gone)).
     pub gone: usize,
     /// Sessions known (the root not counted).
     pub sessions: usize,
     /// Entries the sessions remember (request, script, style sheet, history, paused request
     /// and object ids), summed over sessions; each kind at most
-    /// [`Config::per_session`](super::Config::per_session) per session (object ids 8 times
+    /// [`Config::per_session`](super::config::Config::per_session) per session (object ids 8 times
     /// that).
     pub session_entries: usize,
     /// Client commands forwarded and not answered (at most
-    /// [`Config::max_pending`](super::Config::max_pending)).
+    /// [`Config::max_pending`](super::config::Config::max_pending)).
     pub in_flight: usize,
     /// The policy's own commands not answered.
     pub own: usize,
@@ -41,7 +41,7 @@ pub struct Footprint {
     pub frames: usize,
     /// Download folders the client chose (per browser context, at most 256, and every one at
     /// most 1,024), downloads the policy cancelled (at most
-    /// [`Config::per_session`](super::Config::per_session)) and paths handed to pages (at
+    /// [`Config::per_session`](super::config::Config::per_session)) and paths handed to pages (at
     /// most 1,024; past it, no new download folder is chosen).
     pub downloads: usize,
 }
@@ -61,33 +61,38 @@ impl SessionRecord {
     }
 }
 
-impl Policy {
-    /// What this policy remembers now, counted (for tests and monitoring).
-    pub fn footprint(&self) -> Footprint {
-        let (held, held_bytes) = self.checks.order.held();
+impl Footprint {
+    /// What `core` remembers, with `queued` client frames of `queued_bytes` kept while the
+    /// policy starts and `downloads` entries.
+    pub(super) fn of(
+        core: &Core,
+        queued: usize,
+        queued_bytes: usize,
+        downloads: usize,
+    ) -> Footprint {
+        let (held, held_bytes) = core.checks.order.held();
         Footprint {
-            targets: self.core.targets.map.len(),
-            gone: self.core.targets.gone.len(),
-            sessions: self.core.sessions.map.len(),
-            session_entries: self.core.sessions.root.entries()
-                + self
-                    .core
+            targets: core.targets.map.len(),
+            gone: core.targets.gone.len(),
+            sessions: core.sessions.map.len(),
+            session_entries: core.sessions.root.entries()
+                + core
                     .sessions
                     .map
                     .values()
                     .map(SessionRecord::entries)
                     .sum::<usize>(),
-            in_flight: self.core.sessions.pending.len(),
-            own: self.core.ids.own.len(),
-            holds: self.checks.holds.len(),
-            queued: self.start.queue.len(),
-            queued_bytes: self.start.bytes,
+            in_flight: core.sessions.pending.len(),
+            own: core.ids.own.len(),
+            holds: core.checks.holds.len(),
+            queued,
+            queued_bytes,
             held,
             held_bytes,
-            frames: self.core.targets.frame_hosts.len()
-                + self.core.targets.hosting.len()
-                + self.core.targets.showing.len(),
-            downloads: self.downloads.entries(),
+            frames: core.targets.frame_hosts.len()
+                + core.targets.hosting.len()
+                + core.targets.showing.len(),
+            downloads,
         }
     }
 }

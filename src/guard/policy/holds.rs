@@ -1,8 +1,6 @@
 //! Holds: client messages kept back until the policy's own checks are answered (or fail
 //! closed at their deadline), and the answers to the policy's own commands.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use super::command::Command;
@@ -10,21 +8,6 @@ use super::core::Core;
 use super::output::{Output, OwnParams, Verdict};
 use super::refusal::Refusal;
 use super::state::{Hold, Own, Pending, Probe, Then};
-use super::Policy;
-/// Messages kept back for the policy's checks: the holds, and the order of the frames waiting
-/// behind them (order.rs).
-#[derive(Debug, Default)]
-pub(super) struct Checks {
-    /// The holds, by number.
-    pub(super) holds: HashMap<u64, Hold>,
-    /// The next hold's number.
-    pub(super) next_hold: u64,
-    /// The client-bound frames waiting behind holds, in Chromium's order.
-    pub(super) order: super::order::Order,
-    /// The time of the last message or tick (ms).
-    pub(super) now: u64,
-}
-
 impl Core {
     /// Sends on what a settled hold kept back.
     pub(super) fn release(&mut self, then: Then, out: &mut Output) {
@@ -79,7 +62,7 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
     /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
     /// the checks' commands, in order, and counts them.
@@ -94,16 +77,14 @@ impl Policy {
         self.checks.next_hold += 1;
         let waiting = u32::try_from(checks.len()).unwrap_or(u32::MAX);
         for (method, params, what) in checks {
-            let msg =
-                self.core
-                    .own_command(session, method, params, Own::Probe { hold: hid, what });
+            let msg = self.own_command(session, method, params, Own::Probe { hold: hid, what });
             out.to_browser.push(msg);
         }
         self.checks.holds.insert(
             hid,
             Hold {
                 waiting,
-                deadline: self.checks.now.saturating_add(self.core.rules.cfg.hold_ms),
+                deadline: self.checks.now.saturating_add(self.rules.cfg.hold_ms),
                 blocked: false,
                 reason: None,
                 session: session.to_string(),
@@ -154,18 +135,17 @@ impl Policy {
         let Some(h) = self.checks.holds.remove(&hid) else {
             return;
         };
-        self.core.first_commit_seen(&h.session, hid);
+        self.first_commit_seen(&h.session, hid);
         let open = self
-            .core
             .session(&h.session)
-            .is_some_and(|s| !s.closed && !self.core.hidden(&s.target));
+            .is_some_and(|s| !s.closed && !self.hidden(&s.target));
         let blocked = h.blocked || !open;
         if blocked {
             self.detach(&h.session, out);
             let refusal = h.reason.unwrap_or(Refusal::ChecksFailed);
             for t in h.then {
                 if let Then::Command { session, id, .. } = &t {
-                    self.core.sessions.pending.remove(&(session.clone(), *id));
+                    self.sessions.pending.remove(&(session.clone(), *id));
                 }
                 match t {
                     Then::Attached {
@@ -176,40 +156,115 @@ impl Policy {
                         id,
                         ..
                     } => {
-                        self.core.push_refused(&client_session, id, refusal, out);
+                        self.push_refused(&client_session, id, refusal, out);
                     }
                     Then::AutoAttached { .. } => {}
                 }
             }
             return;
         }
-        if let Some(s) = self.core.sessions.map.get_mut(&h.session) {
+        if let Some(s) = self.sessions.map.get_mut(&h.session) {
             s.visible = !s.own;
         }
         for t in h.then {
-            self.core.release(t, out);
+            self.release(t, out);
         }
     }
 
+    /// After a frame tree showed no protected frame: the real origin of each frame whose URL
+    /// inherits one (`about:blank`, `about:srcdoc`), which the tree shows as `://`. A
+    /// vault page's `about:blank` popup keeps the vault's origin (its cookies, its storage,
+    /// relative URLs on the vault) when its opener later goes to an ordinary page or the
+    /// client connects after that, when nothing in the target says so (the suite's
+    /// `c5.attach-popup-opener-left`). Each is one more check of `hold`.
+    pub(super) fn ask_inherited(
+        &mut self,
+        session: &str,
+        hold: u64,
+        tree: &Value,
+        out: &mut Output,
+    ) {
+        let mut frames = Vec::new();
+        let mut stack = vec![(tree, true)];
+        while let Some((node, main)) = stack.pop() {
+            let f = &node["frame"];
+            if let (Some(id), Some(url)) = (f["id"].as_str(), f["url"].as_str()) {
+                // An empty URL is no document yet: the first commit is waited for.
+                if !url.is_empty() && self.rules.m.inherits(url) {
+                    frames.push((id.to_string(), main));
+                }
+            }
+            if let Some(kids) = node["childFrames"].as_array() {
+                stack.extend(kids.iter().map(|k| (k, false)));
+            }
+        }
+        for (id, main) in frames {
+            let what = Own::Probe {
+                hold,
+                what: Probe::StorageKey { main },
+            };
+            let msg = self.own_command(
+                session,
+                "Storage.getStorageKeyForFrame",
+                json!({"frameId": id}),
+                what,
+            );
+            out.to_browser.push(msg);
+            if let Some(h) = self.checks.holds.get_mut(&hold) {
+                h.waiting = h.waiting.saturating_add(1);
+            }
+        }
+    }
+
+    /// Holds a `Page.navigateToHistoryEntry` for an entry the policy has not seen until its own
+    /// `Page.getNavigationHistory` shows where it goes.
+    pub(super) fn hold_history(&mut self, cmd: &Command, entry: i64, out: &mut Output) {
+        let (key, id, method, frame) = (cmd.key, cmd.id, cmd.method, cmd.frame);
+        // In flight from now (a duplicate id is refused, and it counts toward max_pending).
+        self.sessions.pending.insert(
+            (key.to_string(), id),
+            Pending {
+                method: method.to_string(),
+                concern: cmd.concern,
+                target: None,
+                request: None,
+            },
+        );
+        let then = vec![Then::Command {
+            frame: frame.to_string(),
+            session: key.to_string(),
+            id,
+            method: method.to_string(),
+        }];
+        let checks = vec![(
+            "Page.getNavigationHistory",
+            json!({}).into(),
+            Probe::History { entry },
+        )];
+        let _ = self.hold(key, checks, then, out);
+        out.set(Verdict::Hold, "history entry checked first");
+    }
+}
+
+impl Core {
+    /// The browser's answer `v` to the policy's own command `id`: what it was for goes on
+    /// (a check's probe, a wipe's next step, the discovery: [`Ids::discovered`]).
+    ///
+    /// [`Ids::discovered`]: super::core::Ids::discovered
     pub(super) fn own_response(&mut self, id: i64, v: &Value, out: &mut Output) {
         out.set(Verdict::Own, "answer to the guard's own command");
-        let Some((session, why)) = self.core.ids.own.remove(&id) else {
+        let Some((session, why)) = self.ids.own.remove(&id) else {
             return;
         };
         match why {
             Own::Ignore | Own::Widen => {}
             Own::Backlist => self.backlist_answer(&session, v, out),
-            Own::Resources => self.core.resources_answer(&session, v),
-            Own::Clear(clearing) => self.core.clear_step(clearing, v, out),
+            Own::Resources => self.resources_answer(&session, v),
+            Own::Clear(clearing) => self.clear_step(clearing, v, out),
+            // The policy (mod.rs) lets the client's kept frames go once this returns.
             Own::Discover => {
-                self.start.ready = true;
                 self.rejudge(out);
-                let queued: Vec<String> = self.start.queue.drain(..).collect();
-                self.start.bytes = 0;
-                for frame in queued {
-                    self.client_frame(&frame, out);
-                }
-                out.set(Verdict::Own, "guard ready");
+                self.ids.discovered = true;
             }
             Own::Probe { hold, what } => {
                 let ok = v.get("error").is_none();
@@ -217,7 +272,7 @@ impl Policy {
                     Probe::AutoAttach => !ok,
                     Probe::Fetch => {
                         if ok {
-                            if let Some(s) = self.core.sessions.map.get_mut(&session) {
+                            if let Some(s) = self.sessions.map.get_mut(&session) {
                                 s.guarded = true;
                             }
                         }
@@ -228,16 +283,16 @@ impl Policy {
                         let none_yet = tree["frame"]["url"].as_str().is_none_or(str::is_empty);
                         if ok
                             && none_yet
-                            && self.core.tree_reaches(tree).is_none()
-                            && self.core.await_first_commit(&session, hold, out)
+                            && self.tree_reaches(tree).is_none()
+                            && self.await_first_commit(&session, hold, out)
                         {
                             return out.set(Verdict::Own, "waiting for the first document");
                         }
-                        self.core.first_commit_seen(&session, hold);
+                        self.first_commit_seen(&session, hold);
                         if ok {
-                            self.core.learn_frames(&session, &v["result"]["frameTree"]);
+                            self.learn_frames(&session, &v["result"]["frameTree"]);
                         }
-                        !ok || match self.core.tree_reaches(&v["result"]["frameTree"]) {
+                        !ok || match self.tree_reaches(&v["result"]["frameTree"]) {
                             Some(main) => {
                                 if main {
                                     self.session_reached(&session, true, out);
@@ -253,10 +308,8 @@ impl Policy {
                     Probe::StorageKey { main } => {
                         let bad = match v["result"]["storageKey"].as_str() {
                             Some(key) if ok => {
-                                self.core.rules.m.storage_key(key)
-                                    || self
-                                        .core
-                                        .internal(key.split('^').next().unwrap_or_default())
+                                self.rules.m.storage_key(key)
+                                    || self.internal(key.split('^').next().unwrap_or_default())
                             }
                             // An opaque origin (a new tab's `about:blank`, a `data:` page) has
                             // no storage key: Chromium 156 answers so. A browser without the
@@ -280,11 +333,11 @@ impl Policy {
                         let mut found = None;
                         if let Some(entries) = v["result"]["entries"].as_array() {
                             for e in entries {
-                                let bad = ["url", "userTypedURL"].iter().any(|k| {
-                                    e[*k].as_str().is_some_and(|u| self.core.off_limits(u))
-                                });
+                                let bad = ["url", "userTypedURL"]
+                                    .iter()
+                                    .any(|k| e[*k].as_str().is_some_and(|u| self.off_limits(u)));
                                 if let Some(eid) = e["id"].as_i64() {
-                                    if let Some(s) = self.core.sessions.map.get_mut(&session) {
+                                    if let Some(s) = self.sessions.map.get_mut(&session) {
                                         s.history.insert(eid, bad);
                                     }
                                     if eid == entry {
@@ -307,79 +360,5 @@ impl Policy {
                 out.set(Verdict::Own, "answer to the guard's own check");
             }
         }
-    }
-
-    /// After a frame tree showed no protected frame: the real origin of each frame whose URL
-    /// inherits one (`about:blank`, `about:srcdoc`), which the tree shows as `://`. A
-    /// vault page's `about:blank` popup keeps the vault's origin (its cookies, its storage,
-    /// relative URLs on the vault) when its opener later goes to an ordinary page or the
-    /// client connects after that, when nothing in the target says so (the suite's
-    /// `c5.attach-popup-opener-left`). Each is one more check of `hold`.
-    pub(super) fn ask_inherited(
-        &mut self,
-        session: &str,
-        hold: u64,
-        tree: &Value,
-        out: &mut Output,
-    ) {
-        let mut frames = Vec::new();
-        let mut stack = vec![(tree, true)];
-        while let Some((node, main)) = stack.pop() {
-            let f = &node["frame"];
-            if let (Some(id), Some(url)) = (f["id"].as_str(), f["url"].as_str()) {
-                // An empty URL is no document yet: the first commit is waited for.
-                if !url.is_empty() && self.core.rules.m.inherits(url) {
-                    frames.push((id.to_string(), main));
-                }
-            }
-            if let Some(kids) = node["childFrames"].as_array() {
-                stack.extend(kids.iter().map(|k| (k, false)));
-            }
-        }
-        for (id, main) in frames {
-            let what = Own::Probe {
-                hold,
-                what: Probe::StorageKey { main },
-            };
-            let msg = self.core.own_command(
-                session,
-                "Storage.getStorageKeyForFrame",
-                json!({"frameId": id}),
-                what,
-            );
-            out.to_browser.push(msg);
-            if let Some(h) = self.checks.holds.get_mut(&hold) {
-                h.waiting = h.waiting.saturating_add(1);
-            }
-        }
-    }
-
-    /// Holds a `Page.navigateToHistoryEntry` for an entry the policy has not seen until its own
-    /// `Page.getNavigationHistory` shows where it goes.
-    pub(super) fn hold_history(&mut self, cmd: &Command, entry: i64, out: &mut Output) {
-        let (key, id, method, frame) = (cmd.key, cmd.id, cmd.method, cmd.frame);
-        // In flight from now (a duplicate id is refused, and it counts toward max_pending).
-        self.core.sessions.pending.insert(
-            (key.to_string(), id),
-            Pending {
-                method: method.to_string(),
-                concern: cmd.concern,
-                target: None,
-                request: None,
-            },
-        );
-        let then = vec![Then::Command {
-            frame: frame.to_string(),
-            session: key.to_string(),
-            id,
-            method: method.to_string(),
-        }];
-        let checks = vec![(
-            "Page.getNavigationHistory",
-            json!({}).into(),
-            Probe::History { entry },
-        )];
-        let _ = self.hold(key, checks, then, out);
-        out.set(Verdict::Hold, "history entry checked first");
     }
 }

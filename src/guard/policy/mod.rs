@@ -145,6 +145,7 @@ mod footprint;
 mod holds;
 mod loads;
 mod order;
+mod outbox;
 mod output;
 mod overrides;
 mod paths;
@@ -180,8 +181,6 @@ pub struct Policy {
     core: Core,
     /// The client frames kept until the browser answers the policy's discovery.
     start: Start,
-    /// Messages kept back for the policy's checks, and their order (holds.rs, order.rs).
-    checks: holds::Checks,
     /// Download folders and cancelled downloads (downloads.rs).
     downloads: downloads::Downloads,
 }
@@ -213,7 +212,6 @@ impl Policy {
         Policy {
             core: Core::new(matcher, config),
             start: Start::default(),
-            checks: holds::Checks::default(),
             downloads,
         }
     }
@@ -227,7 +225,7 @@ impl Policy {
     /// message in either direction starts the policy too. Client commands wait (verdict
     /// [`Verdict::Hold`]) until the browser has answered the discovery.
     pub fn start(&mut self, now_ms: u64) -> Output {
-        self.checks.now = now_ms;
+        self.core.checks.now = now_ms;
         let mut out = Output::new();
         out.set(Verdict::Own, "start");
         self.ensure_started(&mut out);
@@ -241,14 +239,14 @@ impl Policy {
 
     /// A frame from the client (a command `{id, method, params?, sessionId?}`), at `now_ms`.
     pub fn from_client(&mut self, frame: &str, now_ms: u64) -> Output {
-        self.checks.now = self.checks.now.max(now_ms);
+        self.core.checks.now = self.core.checks.now.max(now_ms);
         let mut out = Output::new();
         self.ensure_started(&mut out);
-        self.expire(&mut out);
+        self.core.expire(&mut out);
         if let Some(n) = self.core.over_budget(frame) {
             self.core.client_over_budget(frame, n, &mut out);
             self.core.flush_cut(&mut out);
-            self.keep_order(&mut out);
+            self.core.keep_order(&mut out);
             return out;
         }
         if !self.start.ready {
@@ -268,45 +266,70 @@ impl Policy {
                 out.set(Verdict::Hold, "starting");
             }
             self.core.flush_cut(&mut out);
-            self.keep_order(&mut out);
+            self.core.keep_order(&mut out);
             return out;
         }
-        self.client_frame(frame, &mut out);
+        self.core.client_frame(&mut self.downloads, frame, &mut out);
         self.core.flush_cut(&mut out);
-        self.keep_order(&mut out);
+        self.core.keep_order(&mut out);
         out
     }
 
     /// A frame from the browser (a response `{id, result|error, sessionId?}` or an event
     /// `{method, params, sessionId?}`), at `now_ms`.
     pub fn from_browser(&mut self, frame: &str, now_ms: u64) -> Output {
-        self.checks.now = self.checks.now.max(now_ms);
+        self.core.checks.now = self.core.checks.now.max(now_ms);
         let mut out = Output::new();
         self.ensure_started(&mut out);
-        self.expire(&mut out);
+        self.core.expire(&mut out);
         match self.core.over_budget(frame) {
-            Some(n) => self.browser_over_budget(frame, n, &mut out),
-            None => self.browser_frame(frame, &mut out),
+            Some(n) => self.core.browser_over_budget(frame, n, &mut out),
+            None => self
+                .core
+                .browser_frame(&mut self.downloads, frame, &mut out),
         }
+        self.let_kept_go(&mut out);
         self.core.flush_cut(&mut out);
-        self.keep_order(&mut out);
+        self.core.keep_order(&mut out);
         out
     }
 
     /// Lets time pass: held messages whose checks did not come back in time fail closed.
     pub fn tick(&mut self, now_ms: u64) -> Output {
-        self.checks.now = self.checks.now.max(now_ms);
+        self.core.checks.now = self.core.checks.now.max(now_ms);
         let mut out = Output::new();
         out.set(Verdict::Own, "tick");
-        self.expire(&mut out);
+        self.core.expire(&mut out);
         self.core.flush_cut(&mut out);
-        self.keep_order(&mut out);
+        self.core.keep_order(&mut out);
         out
     }
 
     /// Client commands in flight (forwarded, not answered).
     pub fn in_flight(&self) -> usize {
         self.core.sessions.pending.len()
+    }
+
+    /// What this policy remembers now, counted (for tests and monitoring).
+    pub fn footprint(&self) -> Footprint {
+        let queued = self.start.queue.len();
+        let downloads = self.downloads.entries();
+        Footprint::of(&self.core, queued, self.start.bytes, downloads)
+    }
+
+    /// Once the browser answered the discovery ([`core::Ids::discovered`]): the policy is
+    /// ready, and the client frames kept meanwhile are judged, in order.
+    fn let_kept_go(&mut self, out: &mut Output) {
+        if !std::mem::take(&mut self.core.ids.discovered) {
+            return;
+        }
+        self.start.ready = true;
+        let kept: Vec<String> = self.start.queue.drain(..).collect();
+        self.start.bytes = 0;
+        for frame in kept {
+            self.core.client_frame(&mut self.downloads, &frame, out);
+        }
+        out.set(Verdict::Own, "guard ready");
     }
 
     fn ensure_started(&mut self, out: &mut Output) {

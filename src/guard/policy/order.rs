@@ -1,57 +1,23 @@
 //! Chromium's order kept for the client: frames that follow a held one wait behind it.
 //!
 //! A new session is shown to the client only after the policy's checks on it (see
-//! [`Policy::check_session`](super::Policy)), so its `Target.attachedToTarget` is held for a
+//! [`Core::check_session`](super::core::Core)), so its `Target.attachedToTarget` is held for a
 //! round trip. Clients rely on Chromium's order around that event: Playwright's
 //! `context.newPage()` reads the page its auto-attach made when the `Target.createTarget`
 //! response arrives, and the response comes after the event in Chromium's order. So every
 //! client-bound frame produced after a held session event waits in an outbox behind it, and
 //! leaves when the hold settles (released, or failed closed: then nothing takes its place).
-//! The outbox is bounded: past [`Config::max_pending`](super::Config) frames or
-//! [`Config::max_held_bytes`](super::Config) bytes waiting, the oldest hold fails closed (its
+//! The outbox is bounded: past [`Config::max_pending`](super::config::Config) frames or
+//! [`Config::max_held_bytes`](super::config::Config) bytes waiting, the oldest hold fails closed (its
 //! session detached, an attach the client asked for refused), and what waited behind it leaves,
 //! as often as it takes to get under both bounds.
-
-use std::collections::VecDeque;
 
 use serde_json::Value;
 
 use super::core::{int_id, session_of, Core};
+use super::outbox::Slot;
 use super::output::{Output, Refused};
 use super::refusal::Refusal;
-use super::Policy;
-
-/// One place in the outbox.
-#[derive(Debug)]
-pub(super) enum Slot {
-    /// Frames ready for the client.
-    Ready(String),
-    /// Where a held session's frames go when its hold settles.
-    Held(u64),
-}
-
-/// The ordering state: the outbox, the holds placed in this call and the settled holds'
-/// frames not yet put in their place.
-#[derive(Debug, Default)]
-pub(super) struct Order {
-    outbox: VecDeque<Slot>,
-    /// `(index in this call's to_client, hold)`: where a hold's place was taken.
-    marks: Vec<(usize, u64)>,
-    /// Holds that have a place in the outbox (or are marked in this call).
-    placed: std::collections::HashSet<u64>,
-    /// Settled holds' frames, by hold.
-    filled: std::collections::HashMap<u64, Vec<String>>,
-    /// Bytes of the frames waiting: in the outbox and in `filled`.
-    bytes: usize,
-}
-
-impl Order {
-    /// Frames (and places) waiting, and their bytes.
-    pub(super) fn held(&self) -> (usize, usize) {
-        let filled: usize = self.filled.values().map(Vec::len).sum();
-        (self.outbox.len() + filled, self.bytes)
-    }
-}
 
 impl Core {
     /// A response that waited is judged again as it leaves: its session may have been
@@ -98,7 +64,7 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// Takes a place in the client's order for the frames hold `hid` will release.
     pub(super) fn keep_place(&mut self, hid: u64, out: &Output) {
         self.checks.order.marks.push((out.to_client.len(), hid));
@@ -145,8 +111,8 @@ impl Policy {
         // Bounded: the oldest hold fails closed while too much waits behind it.
         loop {
             self.send_ready(out);
-            if self.checks.order.outbox.len() <= self.core.rules.cfg.max_pending
-                && self.checks.order.bytes <= self.core.rules.cfg.max_held_bytes
+            if self.checks.order.outbox.len() <= self.rules.cfg.max_pending
+                && self.checks.order.bytes <= self.rules.cfg.max_held_bytes
             {
                 break;
             }
@@ -172,7 +138,7 @@ impl Policy {
             match slot {
                 Slot::Ready(f) => {
                     self.checks.order.bytes = self.checks.order.bytes.saturating_sub(f.len());
-                    if let Some((f, refused)) = self.core.event_again(f) {
+                    if let Some((f, refused)) = self.event_again(f) {
                         out.to_client.push(f);
                         out.refused.extend(refused);
                     }
@@ -182,7 +148,7 @@ impl Policy {
                         for f in frames {
                             self.checks.order.bytes =
                                 self.checks.order.bytes.saturating_sub(f.len());
-                            if let Some((f, refused)) = self.core.event_again(f) {
+                            if let Some((f, refused)) = self.event_again(f) {
                                 out.to_client.push(f);
                                 out.refused.extend(refused);
                             }

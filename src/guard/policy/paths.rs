@@ -1,6 +1,6 @@
 //! Local paths: commands that hand a page files by path (a file input, a drop, an installed
 //! app's file launch) or choose where the browser writes (downloads), judged against the
-//! protected paths ([`Config::protected_paths`](super::Config::protected_paths)): the browser's
+//! protected paths ([`Config::protected_paths`](super::config::Config::protected_paths)): the browser's
 //! profile keeps every site's storage, cookies and history in files a page reads in the clear
 //! once it is given them (the suite's `c7.file-input-profile`).
 //!

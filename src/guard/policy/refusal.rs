@@ -1,7 +1,7 @@
 //! Why the policy refuses: one value a reason, carrying the words the client reads (after the
 //! catalog's refusal, in brackets) and the short reason the log gives ([`Output::why`]).
 //!
-//! [`Output::why`]: super::Output::why
+//! [`Output::why`]: super::output::Output::why
 
 use std::borrow::Cow;
 
@@ -190,7 +190,7 @@ impl<'a> Refusal<'a> {
         }
     }
 
-    /// The short reason the log gives ([`Output::why`](super::Output::why)).
+    /// The short reason the log gives ([`Output::why`](super::output::Output::why)).
     pub(super) fn reason(self) -> &'static str {
         use Refusal::*;
         match self {

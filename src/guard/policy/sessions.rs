@@ -12,7 +12,6 @@ use super::output::{Output, OwnParams, Verdict};
 use super::pattern::TargetFilter;
 use super::refusal::Refusal;
 use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
-use super::Policy;
 
 /// The policy's own auto-attach on every document session: flat sessions, every child waits
 /// for the policy's checks.
@@ -80,7 +79,7 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// Starts detaching a session and everything it attached; nothing of them reaches the
     /// client afterwards. A client that had the session is told at once
     /// (`Target.detachedFromTarget`, not waiting for the browser's), every command of its in
@@ -90,7 +89,7 @@ impl Policy {
         if key.is_empty() {
             return;
         }
-        let Some(s) = self.core.sessions.map.get_mut(key) else {
+        let Some(s) = self.sessions.map.get_mut(key) else {
             return;
         };
         if s.closed {
@@ -101,8 +100,7 @@ impl Policy {
         let target = s.target.clone();
         let parent = s.parent.clone();
         out.detached.push(key.to_string());
-        let parent_shown =
-            parent.is_empty() || self.core.session(&parent).is_some_and(|p| p.visible);
+        let parent_shown = parent.is_empty() || self.session(&parent).is_some_and(|p| p.visible);
         if was_visible && parent_shown {
             // With its target id even when the target is hidden now: the client was shown it
             // with the session, and a library finds the page to close by it (Playwright).
@@ -114,9 +112,9 @@ impl Policy {
             out.to_client.push(event.to_string());
         }
         self.answer_in_flight(key, out);
-        let parent_open = self.core.session(&parent).is_some_and(|p| !p.closed);
+        let parent_open = self.session(&parent).is_some_and(|p| !p.closed);
         if parent_open {
-            let msg = self.core.own_command(
+            let msg = self.own_command(
                 &parent,
                 "Target.detachFromTarget",
                 json!({"sessionId": key}),
@@ -125,7 +123,6 @@ impl Policy {
             out.to_browser.push(msg);
         }
         let children: Vec<String> = self
-            .core
             .sessions
             .map
             .iter()
@@ -133,7 +130,7 @@ impl Policy {
             .map(|(k, _)| k.clone())
             .collect();
         for c in children {
-            if let Some(s) = self.core.sessions.map.get_mut(&c) {
+            if let Some(s) = self.sessions.map.get_mut(&c) {
                 s.closed = true;
             }
         }
@@ -146,7 +143,7 @@ impl Policy {
         self.fail_holds(|_, h| h.session == key, None, out);
         // Forwarded ones once this message is through (a hold being settled now answers its
         // own command after this returns).
-        self.core.sessions.cut.push(key.to_string());
+        self.sessions.cut.push(key.to_string());
     }
 
     pub(super) fn attach_response(
@@ -167,27 +164,26 @@ impl Policy {
             client_session: key.to_string(),
             id,
         };
-        if !self.core.sessions.map.contains_key(&sid) {
+        if !self.sessions.map.contains_key(&sid) {
             // No attachedToTarget event came first: judge the target as the command named it.
             let target = p.target.clone().unwrap_or_default();
             let kind = self
-                .core
                 .targets
                 .map
                 .get(&target)
                 .map_or(Kind::Document, |t| Kind::of(&t.kind));
-            self.core.sessions.map.insert(
+            self.sessions.map.insert(
                 sid.clone(),
-                SessionRecord::new(&target, kind, key, self.core.rules.cfg.per_session),
+                SessionRecord::new(&target, kind, key, self.rules.cfg.per_session),
             );
-            if self.core.hidden_or_unknown(&target) {
+            if self.hidden_or_unknown(&target) {
                 self.detach(&sid, out);
             } else {
                 return self.check_session(&sid, vec![then], out);
             }
         }
         let held = self.checks.holds.values().any(|h| h.session == sid);
-        if let Some(s) = self.core.sessions.map.get_mut(&sid) {
+        if let Some(s) = self.sessions.map.get_mut(&sid) {
             // The client asked for this session itself.
             if s.own {
                 s.own = false;
@@ -195,22 +191,21 @@ impl Policy {
             }
         }
         let (closed, visible) = self
-            .core
             .sessions
             .map
             .get(&sid)
             .map_or((true, false), |s| (s.closed, s.visible));
         if closed {
-            return self.core.refuse_id(key, id, Refusal::TargetProtected, out);
+            return self.refuse_id(key, id, Refusal::TargetProtected, out);
         }
         if visible {
-            return self.core.release(then, out);
+            return self.release(then, out);
         }
         if let Some(h) = self.checks.holds.values_mut().find(|h| h.session == sid) {
             h.then.push(then);
             return out.set(Verdict::Hold, "session checked first");
         }
-        self.core.release(then, out)
+        self.release(then, out)
     }
 
     pub(super) fn attached_event(&mut self, v: Value, key: &str, out: &mut Output) {
@@ -225,7 +220,7 @@ impl Policy {
         // A child of a document session (an out-of-process frame, a worker) belongs to the
         // policy's own auto-attach unless the client's auto-attach on that session asks for
         // its type; its host is remembered, so a protected frame marks the page holding it.
-        let (parent_kind, parent_target, client_wait, client_wants) = match self.core.session(key) {
+        let (parent_kind, parent_target, client_wait, client_wants) = match self.session(key) {
             Some(s) => (
                 s.kind,
                 s.target.clone(),
@@ -235,16 +230,15 @@ impl Policy {
             None => (Kind::Browser, String::new(), None, false),
         };
         if parent_kind == Kind::Document && !parent_target.is_empty() && parent_target != target {
-            self.core
-                .targets
+            self.targets
                 .frame_hosts
                 .insert(target.clone(), parent_target);
         }
         let own = parent_kind == Kind::Document && !client_wants;
         let protected = self.learn(&info, out);
-        let mut session = SessionRecord::new(&target, kind, key, self.core.rules.cfg.per_session);
+        let mut session = SessionRecord::new(&target, kind, key, self.rules.cfg.per_session);
         session.own = own;
-        self.core.sessions.map.insert(sid.clone(), session);
+        self.sessions.map.insert(sid.clone(), session);
         if protected {
             self.detach(&sid, out);
             return out.set(Verdict::Drop, "protected target detached");
@@ -256,11 +250,11 @@ impl Policy {
             event["params"]["waitingForDebugger"] = Value::Bool(false);
         }
         let mut info = event["params"]["targetInfo"].take();
-        self.core.redact_shown(&mut info);
+        self.redact_shown(&mut info);
         event["params"]["targetInfo"] = info;
         let mut shown = event.clone();
         shown["params"]["waitingForDebugger"] = Value::Bool(false);
-        if let Some(s) = self.core.sessions.map.get_mut(&sid) {
+        if let Some(s) = self.sessions.map.get_mut(&sid) {
             s.announce = Some(shown);
         }
         self.check_session(&sid, vec![Then::AutoAttached { event, resume }], out);
@@ -269,13 +263,13 @@ impl Policy {
     /// Starts the policy's checks on a new session (document interception, frame tree) and
     /// holds `then` until they are answered. Sessions that hold no documents are released now.
     pub(super) fn check_session(&mut self, sid: &str, then: Vec<Then>, out: &mut Output) {
-        let kind = self.core.sessions.map.get(sid).map(|s| s.kind);
+        let kind = self.sessions.map.get(sid).map(|s| s.kind);
         if kind != Some(Kind::Document) {
-            if let Some(s) = self.core.sessions.map.get_mut(sid) {
+            if let Some(s) = self.sessions.map.get_mut(sid) {
                 s.visible = !s.own;
             }
             for t in then {
-                self.core.release(t, out);
+                self.release(t, out);
             }
             return;
         }
@@ -290,51 +284,43 @@ impl Policy {
         let waiting = then.iter().any(|t| {
             matches!(t, Then::AutoAttached { event, resume }
                 if (*resume || event["params"]["waitingForDebugger"].as_bool() == Some(true))
-                    && !self.core.first_navigation_under_way(&event["params"]["targetInfo"]))
+                    && !self.first_navigation_under_way(&event["params"]["targetInfo"]))
         });
         // A tab whose back/forward list holds a protected page restores it from the
         // back/forward cache with no request to pause: its history is read first (answered by
         // the browser at once, so before the interception below and the release it waits
         // for), and such an entry costs the session.
         let page = self
-            .core
             .sessions
             .map
             .get(sid)
-            .and_then(|s| self.core.targets.map.get(&s.target))
+            .and_then(|s| self.targets.map.get(&s.target))
             .is_some_and(|t| t.kind == "page");
         if page && !waiting {
-            let msg =
-                self.core
-                    .own_command(sid, "Page.getNavigationHistory", json!({}), Own::Backlist);
+            let msg = self.own_command(sid, "Page.getNavigationHistory", json!({}), Own::Backlist);
             out.to_browser.push(msg);
             // A page may hold a prefetch of a protected document (speculation rules, made
             // before the session), which a navigation commits with no request to pause:
             // enabling `Preload` reports the prefetches at once, before the checks below are
             // answered (commits.rs), and such a prefetch costs the session and the target.
-            let msg = self
-                .core
-                .own_command(sid, "Preload.enable", json!({}), Own::Ignore);
+            let msg = self.own_command(sid, "Preload.enable", json!({}), Own::Ignore);
             out.to_browser.push(msg);
         }
         // What the page already shows (a protected image loaded before the session): its
         // resource tree, answered before the frame-tree check below (loads.rs).
         let framed = self
-            .core
             .sessions
             .map
             .get(sid)
-            .and_then(|s| self.core.targets.map.get(&s.target))
+            .and_then(|s| self.targets.map.get(&s.target))
             .is_some_and(|t| t.kind == "page" || t.kind == "iframe");
         if framed && !waiting {
-            let msg = self
-                .core
-                .own_command(sid, "Page.getResourceTree", json!({}), Own::Resources);
+            let msg = self.own_command(sid, "Page.getResourceTree", json!({}), Own::Resources);
             out.to_browser.push(msg);
         }
         let mut checks = vec![(
             "Fetch.enable",
-            OwnParams::Encoded(self.core.rules.shown.check.clone()),
+            OwnParams::Encoded(self.rules.shown.check.clone()),
             Probe::Fetch,
         )];
         if !waiting {
@@ -349,9 +335,7 @@ impl Policy {
             ));
         } else {
             // Sent before the client may resume the target: no child exists yet.
-            let msg =
-                self.core
-                    .own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
+            let msg = self.own_command(sid, "Target.setAutoAttach", own_auto_attach(), Own::Ignore);
             out.to_browser.push(msg);
         }
         // Navigations answered by a service worker commit without a request the interception
@@ -364,13 +348,13 @@ impl Policy {
             ),
             ("Network.setBypassServiceWorker", json!({"bypass": true})),
         ] {
-            let msg = self.core.own_command(sid, method, params, Own::Ignore);
+            let msg = self.own_command(sid, method, params, Own::Ignore);
             out.to_browser.push(msg);
         }
         let hid = self.hold(sid, checks, then, out);
         self.keep_place(hid, out);
         if !waiting {
-            if let Some(s) = self.core.sessions.map.get_mut(sid) {
+            if let Some(s) = self.sessions.map.get_mut(sid) {
                 s.first_commit = Some(FirstCommit {
                     hold: hid,
                     asked: true,
@@ -384,9 +368,7 @@ impl Policy {
                 hold: u64::MAX,
                 what: Probe::FrameTree,
             };
-            let msg = self
-                .core
-                .own_command(sid, "Page.getFrameTree", json!({}), what);
+            let msg = self.own_command(sid, "Page.getFrameTree", json!({}), what);
             out.to_browser.push(msg);
         }
         out.set(Verdict::Hold, "session checked first");
@@ -404,7 +386,7 @@ impl Policy {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        let Some(s) = self.core.sessions.map.remove(&sid) else {
+        let Some(s) = self.sessions.map.remove(&sid) else {
             return out.set(Verdict::Drop, "session the guard does not know");
         };
         self.forget_session(&sid, out);
@@ -413,12 +395,12 @@ impl Policy {
         }
         let _ = key;
         let mut changed = false;
-        if self.core.hidden(&s.target) {
+        if self.hidden(&s.target) {
             if let Some(params) = v.get_mut("params").and_then(Value::as_object_mut) {
                 changed = params.remove("targetId").is_some();
             }
         }
-        self.core.deliver(frame, &v, changed, out);
+        self.deliver(frame, &v, changed, out);
     }
 
     /// Forgets a session that is gone, what it attached, its commands and the checks on it.
@@ -428,7 +410,7 @@ impl Policy {
     /// stack and aborted the process) nor a scan of every session per level.
     pub(super) fn forget_session(&mut self, sid: &str, out: &mut Output) {
         let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
-        for (k, s) in &self.core.sessions.map {
+        for (k, s) in &self.sessions.map {
             children
                 .entry(s.parent.as_str())
                 .or_default()
@@ -447,13 +429,10 @@ impl Policy {
             gone.insert(k);
         }
         for k in &gone {
-            self.core.sessions.map.remove(k);
+            self.sessions.map.remove(k);
         }
-        self.core
-            .sessions
-            .pending
-            .retain(|(k, _), _| !gone.contains(k));
-        self.core.ids.own.retain(|_, (k, _)| !gone.contains(k));
+        self.sessions.pending.retain(|(k, _), _| !gone.contains(k));
+        self.ids.own.retain(|_, (k, _)| !gone.contains(k));
         self.fail_holds(|_, h| gone.contains(&h.session), None, out);
     }
 
@@ -469,7 +448,7 @@ impl Policy {
             method,
             "Target.attachToTarget" | "Target.attachToBrowserTarget"
         );
-        if attach && self.core.nesting(key) >= MAX_NESTING {
+        if attach && self.nesting(key) >= MAX_NESTING {
             return Step::Refuse(Refusal::Nesting);
         }
         if method == "Target.attachToBrowserTarget" {
@@ -493,11 +472,8 @@ impl Policy {
             .get("waitForDebuggerOnStart")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let document = self
-            .core
-            .session(key)
-            .is_some_and(|s| s.kind == Kind::Document);
-        if let Some(s) = self.core.session_mut(key) {
+        let document = self.session(key).is_some_and(|s| s.kind == Kind::Document);
+        if let Some(s) = self.session_mut(key) {
             if auto || !document {
                 s.auto_wait = Some(wait);
                 s.auto_filter = Some(TargetFilter::of(params));
@@ -532,9 +508,8 @@ impl Policy {
     /// it now (Chromium announces children only once, to the policy), or the client's are
     /// taken back (announced as detached; they stay the policy's).
     fn show_children(&mut self, key: &str, auto: bool, out: &mut Output) {
-        let filter = self.core.session(key).and_then(|s| s.auto_filter.clone());
+        let filter = self.session(key).and_then(|s| s.auto_filter.clone());
         let mut children: Vec<String> = self
-            .core
             .sessions
             .map
             .iter()
@@ -545,14 +520,13 @@ impl Policy {
         for c in children {
             let held = self.checks.holds.values().any(|h| h.session == c);
             let type_ = self
-                .core
                 .sessions
                 .map
                 .get(&c)
-                .and_then(|s| self.core.targets.map.get(&s.target))
+                .and_then(|s| self.targets.map.get(&s.target))
                 .map(|t| t.kind.clone())
                 .unwrap_or_default();
-            let Some(s) = self.core.sessions.map.get_mut(&c) else {
+            let Some(s) = self.sessions.map.get_mut(&c) else {
                 continue;
             };
             if auto {
@@ -563,7 +537,7 @@ impl Policy {
                 if !held {
                     s.visible = true;
                     if let Some(mut event) = s.announce.clone() {
-                        let _ = self.core.scrub_member(&mut event, "params");
+                        let _ = self.scrub_member(&mut event, "params");
                         out.to_client.push(event.to_string());
                     }
                 }
@@ -591,7 +565,7 @@ impl Policy {
             return Step::Go(None);
         }
         let entry = cmd.params.get("entryId").and_then(Value::as_i64);
-        let known = entry.and_then(|e| self.core.session(cmd.key)?.history.get(&e).copied());
+        let known = entry.and_then(|e| self.session(cmd.key)?.history.get(&e).copied());
         match (entry, known) {
             (_, Some(true)) | (None, _) => Step::Refuse(Refusal::HistoryEntry),
             (Some(_), Some(false)) => Step::Go(None),

@@ -11,7 +11,6 @@ use super::refusal::Refusal;
 use super::scrub::Judging;
 use super::state::TargetRecord;
 use super::table::Concern;
-use super::Policy;
 use crate::protected::Opener;
 impl Core {
     /// Whether a target is protected (a destroyed one as it was; one the policy never saw is
@@ -232,11 +231,11 @@ impl Core {
     }
 }
 
-impl Policy {
+impl Core {
     /// Marks a target protected and detaches every session to it; what belongs to it turns
     /// protected too (belonging.rs).
     pub(super) fn protect_target(&mut self, id: &str, out: &mut Output) {
-        if let Some(t) = self.core.targets.map.get_mut(id) {
+        if let Some(t) = self.targets.map.get_mut(id) {
             t.protected = true;
         } else {
             return;
@@ -248,7 +247,6 @@ impl Policy {
     /// Detaches every session to target `id`.
     pub(super) fn cut_sessions(&mut self, id: &str, out: &mut Output) {
         let keys: Vec<String> = self
-            .core
             .sessions
             .map
             .iter()
@@ -265,9 +263,9 @@ impl Policy {
     pub(super) fn rejudge(&mut self, out: &mut Output) {
         for _ in 0..8 {
             let mut changed = Vec::new();
-            for (id, t) in &self.core.targets.map {
+            for (id, t) in &self.targets.map {
                 let url = t.url();
-                let opener = self.core.opener_of(&t.info);
+                let opener = self.opener_of(&t.info);
                 // A page (or its tab) listed at the first discovery whose document inherited its origin
                 // from an opener that is ordinary now: the opener may have been protected when
                 // it made the document (a vault page's about:blank popup, its opener gone on
@@ -277,14 +275,14 @@ impl Policy {
                 let made_before = (t.kind == "page" || t.kind == "tab")
                     && !url.is_empty()
                     && opener == Opener::Unprotected
-                    && self.core.rules.m.inherits(url);
-                let belonging = self.core.belonging(&t.info);
-                let now = self.core.rules.m.target(url, t.previous, opener)
+                    && self.rules.m.inherits(url);
+                let belonging = self.belonging(&t.info);
+                let now = self.rules.m.target(url, t.previous, opener)
                     || belonging.protected
                     || made_before
                     || t.origin
                     || t.withheld
-                    || self.core.internal(url);
+                    || self.internal(url);
                 // A protection judged with a known opener stays: that opener was protected
                 // then, and a document it made keeps its origin whatever the opener does
                 // later.
@@ -298,7 +296,7 @@ impl Policy {
             for (id, p) in changed {
                 if p {
                     self.protect_target(&id, out);
-                } else if let Some(t) = self.core.targets.map.get_mut(&id) {
+                } else if let Some(t) = self.targets.map.get_mut(&id) {
                     t.protected = false;
                     t.unknown_opener = false;
                 }
@@ -314,12 +312,11 @@ impl Policy {
         };
         let url = info.get("url").and_then(Value::as_str).unwrap_or_default();
         let kind = info.get("type").and_then(Value::as_str).unwrap_or_default();
-        let opener = self.core.opener_of(info);
-        let belonging = self.core.belonging(info);
+        let opener = self.opener_of(info);
+        let belonging = self.belonging(info);
         let unknown_opener = opener == Opener::Unknown || belonging.unknown;
         let (previous, origin, prefetched, error_page) =
-            self.core
-                .targets
+            self.targets
                 .map
                 .get(id)
                 .map_or((false, false, false, false), |t| {
@@ -332,17 +329,17 @@ impl Policy {
                             .any(|b| b == url.split('#').next().unwrap_or(url)),
                     )
                 });
-        let origin = origin && self.core.rules.m.inherits(url);
+        let origin = origin && self.rules.m.inherits(url);
         // The error page of a load the policy failed shows the failed URL; it is the client's
         // page still (nothing protected committed: the request never left the browser).
         let error_page = error_page && !previous && !origin && !prefetched;
         let protected = belonging.protected
             || (!error_page
-                && (self.core.rules.m.target(url, previous, opener)
+                && (self.rules.m.target(url, previous, opener)
                     || origin
                     || prefetched
-                    || self.core.internal(url)));
-        match self.core.targets.map.get_mut(id) {
+                    || self.internal(url)));
+        match self.targets.map.get_mut(id) {
             Some(t) => {
                 t.error_page = error_page;
                 t.info = info.clone();
@@ -353,8 +350,8 @@ impl Policy {
                 t.unknown_opener = unknown_opener;
             }
             None => {
-                self.core.targets.seq += 1;
-                self.core.targets.map.insert(
+                self.targets.seq += 1;
+                self.targets.map.insert(
                     id.to_string(),
                     TargetRecord {
                         info: info.clone(),
@@ -364,7 +361,7 @@ impl Policy {
                         origin,
                         unknown_opener,
                         withheld: false,
-                        seq: self.core.targets.seq,
+                        seq: self.targets.seq,
                         announced: false,
                         blocked: Vec::new(),
                         error_page: false,
@@ -373,7 +370,7 @@ impl Policy {
             }
         }
         if protected {
-            self.core.mark_hosts(id);
+            self.mark_hosts(id);
         }
         if protected && !previous {
             let id = id.to_string();
@@ -395,19 +392,17 @@ impl Policy {
         }
         let id = info["targetId"].as_str().unwrap_or_default().to_string();
         if method == "Target.targetInfoChanged" {
-            self.core.target_changed(&id, out);
+            self.target_changed(&id, out);
         }
-        let mut changed = self.core.redact_shown(&mut v["params"]["targetInfo"]);
+        let mut changed = self.redact_shown(&mut v["params"]["targetInfo"]);
         if key.is_empty() {
             let kind = self
-                .core
                 .targets
                 .map
                 .get(&id)
                 .map(|t| t.kind.clone())
                 .unwrap_or_default();
             let shown = self
-                .core
                 .sessions
                 .root
                 .discover
@@ -416,7 +411,7 @@ impl Policy {
             if !shown {
                 return out.set(Verdict::Drop, "the guard's own discovery");
             }
-            if let Some(t) = self.core.targets.map.get_mut(&id) {
+            if let Some(t) = self.targets.map.get_mut(&id) {
                 if method == "Target.targetInfoChanged" && !t.announced {
                     v["method"] = json!("Target.targetCreated");
                     changed = true;
@@ -429,9 +424,9 @@ impl Policy {
         } else {
             Vec::new()
         };
-        match self.core.scrub_member_keeping(&mut v, "params", &kept) {
+        match self.scrub_member_keeping(&mut v, "params", &kept) {
             Err(()) => out.set(Verdict::Drop, "names a protected origin"),
-            Ok(more) => self.core.deliver(frame, &v, changed || more, out),
+            Ok(more) => self.deliver(frame, &v, changed || more, out),
         }
     }
 
@@ -440,7 +435,7 @@ impl Policy {
     /// gone (`Target.targetDestroyed`), so that no client waits for it (Puppeteer's connect
     /// waits for every page it was shown).
     pub(super) fn withhold(&mut self, id: &str, out: &mut Output) {
-        let Some(t) = self.core.targets.map.get_mut(id) else {
+        let Some(t) = self.targets.map.get_mut(id) else {
             return;
         };
         if t.withheld {
@@ -472,7 +467,7 @@ impl Policy {
             .and_then(Value::as_array_mut)
         {
             let before = items.len();
-            let targets = &self.core.targets.map;
+            let targets = &self.targets.map;
             items.retain(|i| {
                 i["targetId"]
                     .as_str()
@@ -483,7 +478,7 @@ impl Policy {
         let n = v["result"]["targetInfos"].as_array().map_or(0, Vec::len);
         for i in 0..n {
             let mut info = v["result"]["targetInfos"][i].take();
-            changed |= self.core.redact_shown(&mut info);
+            changed |= self.redact_shown(&mut info);
             v["result"]["targetInfos"][i] = info;
         }
         changed
