@@ -1,6 +1,6 @@
-//! Client to browser: each frame is read once into a [`Command`] (command.rs), with the
+//! Client to browser: each frame is read once into a [`ClientCommand`] (command.rs), with the
 //! concern its entry in the table routes it to: the table's class first (deny.rs), then each
-//! of [`JUDGES`] (whose answer is a [`Refusal`] or none), then its reach (reach.rs), then the
+//! of [`GATES`] (whose answer is a [`Refusal`] or none), then its reach (reach.rs), then the
 //! concern the entry names (`table::Concern`: cookies, attach, fetch, ...; a [`Step`]). The
 //! dispatch goes from the entry, never from a method name; what passes has its parameters judged once, each by the judge the
 //! table gives it (deny.rs), before it is forwarded. Every refusal goes through
@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::{int_id, session_of, Core, RESERVED_IDS};
 use super::deny::Named;
 use super::downloads::Downloads;
@@ -87,19 +87,19 @@ impl<'de> serde::de::Visitor<'de> for TopVisitor {
     }
 }
 
-/// A concern that may refuse a command for what it names or would do: every command passing
-/// the table is judged by each, in order, before it is handed to its method's concern.
-type Judge = fn(&mut Core, &mut Downloads, &Command) -> Option<Refusal<'static>>;
+/// A gate: a concern that may refuse a command for what it names or would do. Every command
+/// passing the table goes through each, in order, before it is handed to its method's concern.
+type Gate = fn(&mut Core, &mut Downloads, &ClientCommand) -> Option<Refusal<'static>>;
 
-/// The judges, in the order they are asked.
-const JUDGES: [Judge; 8] = [
+/// The gates, in the order they are asked.
+const GATES: [Gate; 8] = [
     // A frame on a protected origin in another process of this page: nothing that would
     // read or drive it goes through the page (targets.rs).
     |p, _, c| p.reaches_hosted(c).then_some(Refusal::Hosted),
     // A capture of a page showing a protected image, a resource read by a URL that may have
     // redirected to a protected origin, a load that follows any redirect (loads.rs).
     |p, _, c| p.load_command(c),
-    // Local files in a protected path (the profile's storage files), by path (paths.rs).
+    // Local files in a protected path (the profile's storage files), by path (local_paths.rs).
     |p, _, c| p.rules.paths.command(c.method, c.params),
     // The user's clipboard into a page: a paste, a clipboard read permission (clipboard.rs).
     |_, _, c| super::clipboard::reads_clipboard(c).then_some(Refusal::Clipboard),
@@ -160,7 +160,7 @@ impl Core {
     /// Refusal `r`'s message for client command `cmd`, naming what it refused (see
     /// [`Core::refused_what`]): the catalog's refusal stays the prefix, and the bracket says
     /// which protected thing it was. Worked out only for a command refused.
-    fn named_refusal(&self, cmd: &Command, r: Refusal) -> String {
+    fn named_refusal(&self, cmd: &ClientCommand, r: Refusal) -> String {
         let refusal = self.rules.m.refusal();
         let message = r.message(refusal);
         let Some(what) = self.refused_what(cmd.params) else {
@@ -237,7 +237,7 @@ impl Core {
 
     /// Answers client command `cmd` with refusal `r`, naming what it refused, and logs its
     /// reason.
-    pub(super) fn refuse(&self, cmd: &Command, r: Refusal, out: &mut Output) {
+    pub(super) fn refuse(&self, cmd: &ClientCommand, r: Refusal, out: &mut Output) {
         let (frame, refused) = self.refusal(cmd.key, cmd.id, self.named_refusal(cmd, r));
         out.to_client.push(frame);
         out.refused.push(refused);
@@ -245,7 +245,7 @@ impl Core {
     }
 
     /// Whether `cmd` names (`browserContextId`) a browser context the client created.
-    pub(super) fn client_created(&self, cmd: &Command) -> bool {
+    pub(super) fn client_created(&self, cmd: &ClientCommand) -> bool {
         cmd.params
             .get("browserContextId")
             .and_then(Value::as_str)
@@ -254,7 +254,7 @@ impl Core {
 }
 
 impl Core {
-    /// A frame from the client: read once into a [`Command`] (or answered with a protocol
+    /// A frame from the client: read once into a [`ClientCommand`] (or answered with a protocol
     /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
     /// names what it refused ([`Core::refuse`]).
     pub(super) fn client_frame(
@@ -364,7 +364,7 @@ impl Core {
         static EMPTY: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
         // Default deny: only what the table classifies goes on (table.rs, deny.rs).
         let entry = table::table().command(method);
-        let cmd = Command {
+        let cmd = ClientCommand {
             key: &key,
             id,
             method,
@@ -399,7 +399,7 @@ impl Core {
     fn command(
         &mut self,
         downloads: &mut Downloads,
-        cmd: &Command,
+        cmd: &ClientCommand,
         entry: &table::Command,
         out: &mut Output,
     ) {
@@ -407,8 +407,8 @@ impl Core {
             let why = entry.why.as_deref().unwrap_or_default();
             return self.refuse(cmd, Refusal::Table(why), out);
         }
-        for judge in JUDGES {
-            if let Some(r) = judge(self, downloads, cmd) {
+        for gate in GATES {
+            if let Some(r) = gate(self, downloads, cmd) {
                 return self.refuse(cmd, r, out);
             }
         }
@@ -427,15 +427,12 @@ impl Core {
             Some(Concern::Contexts) => self.context_command(cmd),
             Some(Concern::Discover) => self.answer_discover(cmd, out),
             Some(Concern::History) => self.history_command(cmd, out),
-            Some(Concern::Fetch) => self.fetch_command(cmd, out),
+            Some(Concern::Fetch) => self.fetch_command(cmd),
             Some(Concern::Downloads) => downloads.on_command(self, cmd),
             Some(Concern::Preload) => self.preload_command(cmd),
             Some(Concern::Network) => self.network_command(cmd, out),
-            Some(Concern::Overrides) => {
-                self.override_command(cmd, out);
-                Step::Go(None)
-            }
-            // Judged above (JUDGES), or only in their answers (browser.rs).
+            Some(Concern::Overrides) => self.override_command(cmd, out),
+            // Judged above (GATES), or only in their answers (browser.rs).
             Some(
                 Concern::Listing
                 | Concern::Frames

@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::command::Command;
+use super::command::ClientCommand;
 use super::table::Concern;
 
 /// `Input.dispatchKeyEvent` modifier bits (CDP): Alt 1, Ctrl 2, Meta 4, Shift 8.
@@ -22,7 +22,7 @@ const META: i64 = 4;
 const SHIFT: i64 = 8;
 
 /// Whether client command `cmd` reads the user's clipboard into a page.
-pub(super) fn reads_clipboard(cmd: &Command) -> bool {
+pub(super) fn reads_clipboard(cmd: &ClientCommand) -> bool {
     let params = cmd.params;
     if !matches!(cmd.concern, Some(Concern::Permissions | Concern::Clipboard)) {
         return false;
@@ -171,7 +171,7 @@ mod tests {
             ),
         ];
         for (m, p) in &reads {
-            assert!(reads_clipboard(&Command::bare(m, p)), "{m} {p}");
+            assert!(reads_clipboard(&ClientCommand::bare(m, p)), "{m} {p}");
         }
         let others = [
             (
@@ -213,7 +213,7 @@ mod tests {
             ("Input.insertText", json!({"text": "paste"})),
         ];
         for (m, p) in &others {
-            assert!(!reads_clipboard(&Command::bare(m, p)), "{m} {p}");
+            assert!(!reads_clipboard(&ClientCommand::bare(m, p)), "{m} {p}");
         }
     }
 }

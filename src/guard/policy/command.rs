@@ -6,9 +6,9 @@ use serde_json::Value;
 use super::refusal::Refusal;
 use super::table::Concern;
 
-/// A client command, read once (by `Policy::client_frame`, client.rs): what every concern
+/// A client command, read once (by `Core::client_frame`, client.rs): what every concern
 /// judging it is handed.
-pub(super) struct Command<'a> {
+pub(super) struct ClientCommand<'a> {
     /// The session it came on (empty for the root).
     pub(super) key: &'a str,
     /// Its id (a 32-bit integer outside [`RESERVED_IDS`](super::core::RESERVED_IDS)).
@@ -25,7 +25,7 @@ pub(super) struct Command<'a> {
     pub(super) frame: &'a str,
 }
 
-impl Command<'_> {
+impl ClientCommand<'_> {
     /// Its method's domain (`Network` for `Network.enable`).
     pub(super) fn domain(&self) -> &str {
         self.method.split('.').next().unwrap_or_default()
@@ -33,10 +33,10 @@ impl Command<'_> {
 }
 
 #[cfg(test)]
-impl<'a> Command<'a> {
+impl<'a> ClientCommand<'a> {
     /// Command `method` with `params` on the root session, for a unit test of one concern.
-    pub(super) fn bare(method: &'a str, params: &'a Value) -> Command<'a> {
-        Command {
+    pub(super) fn bare(method: &'a str, params: &'a Value) -> ClientCommand<'a> {
+        ClientCommand {
             key: "",
             id: 1,
             method,

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::Output;
 use super::refusal::Refusal;
@@ -14,7 +14,7 @@ use super::state::{Kind, Own, Probe};
 impl Core {
     /// The client's `Preload.enable` / `Preload.disable`: the policy keeps `Preload` on, and
     /// shows its events to the client only while the client has it on.
-    pub(super) fn preload_command(&mut self, cmd: &Command) -> Step {
+    pub(super) fn preload_command(&mut self, cmd: &ClientCommand) -> Step {
         if let Some(s) = self.session_mut(cmd.key) {
             s.client_preload = cmd.method == "Preload.enable";
         }

@@ -13,7 +13,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::{Output, Verdict};
 use super::refusal::Refusal;
@@ -33,7 +33,7 @@ impl Core {
     /// `Storage.clearCookies` from the client: starts the clear of the ordinary cookies of a
     /// context the client created. The user's default context (no `browserContextId`, or one
     /// the client did not create) holds the user's own cookies: refused.
-    pub(super) fn clear_cookies(&mut self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn clear_cookies(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         if !self.client_created(cmd) {
             return Step::Refuse(Refusal::UserWipe);
         }

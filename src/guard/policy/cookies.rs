@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::{Output, Verdict};
 use super::refusal::Refusal;
@@ -260,7 +260,7 @@ impl Core {
     /// session, where the policy keeps `Network` on and service workers bypassed: enabling is
     /// remembered (its events reach the client from then on), disabling is answered by the
     /// policy, and a bypass turned off is kept on.
-    pub(super) fn network_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn network_command(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         let (key, id, v) = (cmd.key, cmd.id, cmd.v);
         if self.session(key).map(|s| s.kind) != Some(Kind::Document) {
             return Step::Go(None);
@@ -297,7 +297,7 @@ impl Core {
     /// that origin's) taken out of `urls`; the answer's protected cookies are filtered as in
     /// every result. With no ordinary URL left the policy answers with no cookies, as every
     /// other cookie read is answered: filtered, never refused.
-    pub(super) fn cookie_read(&self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn cookie_read(&self, cmd: &ClientCommand, out: &mut Output) -> Step {
         let Some(urls) = cmd.params.get("urls").and_then(Value::as_array) else {
             return Step::Go(None);
         };
@@ -328,7 +328,7 @@ impl Core {
 
     /// Cookie reads (answered filtered, [`Core::cookie_read`]) and deletes (refused when
     /// they would reach every domain).
-    pub(super) fn cookie_command(&self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn cookie_command(&self, cmd: &ClientCommand, out: &mut Output) -> Step {
         let params = cmd.params;
         match cmd.method {
             // A cookie read naming protected and ordinary URLs: read for the ordinary ones.
@@ -348,7 +348,7 @@ impl Core {
     /// created (Playwright's `context.clearPermissions()`): the user's contexts hold what the
     /// user (or the user's own DevTools client) granted protected origins. A clipboard read
     /// granted is refused before (clipboard.rs).
-    pub(super) fn permission_command(&self, cmd: &Command) -> Step {
+    pub(super) fn permission_command(&self, cmd: &ClientCommand) -> Step {
         match cmd.method {
             "Browser.resetPermissions" if !self.client_created(cmd) => {
                 Step::Refuse(Refusal::ResetPermissions)
@@ -364,7 +364,7 @@ impl Core {
 
     /// A `Network` or `Audits` command naming a request id must name one the client was shown
     /// as ordinary. Why it is refused, if it is.
-    pub(super) fn request_id_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+    pub(super) fn request_id_command(&self, cmd: &ClientCommand) -> Option<Refusal<'static>> {
         let (method, params) = (cmd.method, cmd.params);
         if !((method.starts_with("Network.") || method.starts_with("Audits."))
             && params.get("requestId").is_some())

@@ -14,8 +14,8 @@ use super::config::Config;
 use super::outbox::Order;
 use super::output::{Output, OwnParams, Refused, Verdict, REFUSAL_CODE};
 use super::scrub::internal_url;
-use super::state::{self, Hold, Own, Pending, SessionRecord, TargetRecord};
-use super::{endpoints, paths, refusal, shown};
+use super::state::{self, Hold, Own, Pending, Session, TargetRecord};
+use super::{endpoints, local_paths, refusal, shown};
 use crate::protected::Matcher;
 
 /// The command ids the policy uses for its own commands. Chromium reads ids as 32-bit
@@ -93,7 +93,7 @@ pub(super) struct Rules {
     /// The limits and timeouts.
     pub(super) cfg: Config,
     /// The protected local paths ([`Config::protected_paths`]), resolved once.
-    pub(super) paths: paths::Protected,
+    pub(super) paths: local_paths::Protected,
     /// The browser's DevTools endpoints ([`Config::devtools_endpoints`]).
     pub(super) endpoints: endpoints::Endpoints,
     /// The policy's own `Fetch` patterns for images, media and `Other` requests
@@ -140,9 +140,9 @@ pub(super) struct Targets {
 #[derive(Debug)]
 pub(super) struct Sessions {
     /// The root session: the browser connection itself.
-    pub(super) root: SessionRecord,
+    pub(super) root: Session,
     /// Every other session, by id.
-    pub(super) map: HashMap<String, SessionRecord>,
+    pub(super) map: HashMap<String, Session>,
     /// The client's commands forwarded and not answered, by session and id.
     pub(super) pending: HashMap<(String, i64), Pending>,
     /// Sessions cut during the message being handled: their commands still in flight are
@@ -156,9 +156,9 @@ pub(super) struct Sessions {
 impl Core {
     /// The core of a policy over `m` (already protecting [`Config::protect`]) with `cfg`.
     pub(super) fn new(m: Matcher, cfg: Config) -> Core {
-        let mut root = SessionRecord::new("", state::Kind::Browser, ROOT, cfg.per_session);
+        let mut root = Session::new("", state::Kind::Browser, ROOT, cfg.per_session);
         root.visible = true;
-        let paths = paths::Protected::new(&cfg.protected_paths, cfg.local_paths.clone());
+        let paths = local_paths::Protected::new(&cfg.protected_paths, cfg.local_paths.clone());
         let endpoints = endpoints::Endpoints::new(&cfg.devtools_endpoints);
         Core {
             checks: Checks::default(),
@@ -258,7 +258,7 @@ impl Core {
         }
     }
 
-    pub(super) fn session(&self, key: &str) -> Option<&SessionRecord> {
+    pub(super) fn session(&self, key: &str) -> Option<&Session> {
         if key == ROOT {
             Some(&self.sessions.root)
         } else {
@@ -266,7 +266,7 @@ impl Core {
         }
     }
 
-    pub(super) fn session_mut(&mut self, key: &str) -> Option<&mut SessionRecord> {
+    pub(super) fn session_mut(&mut self, key: &str) -> Option<&mut Session> {
         if key == ROOT {
             Some(&mut self.sessions.root)
         } else {

@@ -3,7 +3,7 @@
 //! judged as if it named an origin.
 //!
 //! Ids of requests, scripts, objects and sessions, and local paths, are judged by their own
-//! concerns (cookies.rs, scripts.rs, sessions.rs, paths.rs); this walk judges what names an
+//! concerns (cookies.rs, scripts.rs, sessions.rs, local_paths.rs); this walk judges what names an
 //! origin (URLs, sites, storage keys, cache ids, cookie domains, cookies) and the target and
 //! frame ids, wherever the table puts them.
 

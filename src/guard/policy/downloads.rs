@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::{Core, ROOT};
+use super::local_paths::{each_path, LocalPaths, Protected, Use};
 use super::output::Output;
-use super::paths::{each_path, LocalPaths, Protected, Use};
 use super::refusal::Refusal;
 use super::state::Own;
 
@@ -112,7 +112,7 @@ impl Downloads {
     /// A client's `Browser.setDownloadBehavior` or `Page.setDownloadBehavior` on session
     /// `key`: the first goes with `eventsEnabled` on; the second, to a folder, only once the
     /// policy watches downloads.
-    pub(super) fn on_command(&mut self, core: &Core, cmd: &Command) -> Step {
+    pub(super) fn on_command(&mut self, core: &Core, cmd: &ClientCommand) -> Step {
         let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
         let behavior = params.get("behavior").and_then(Value::as_str);
         let folder = params

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::{Output, Verdict};
 use super::pattern::FetchPattern;
@@ -180,7 +180,7 @@ impl Core {
     /// The client's `Fetch.enable` / `Fetch.disable`: remembered, and on a document session
     /// the policy's own document pattern is kept in the browser. Its answers to paused
     /// requests are judged by [`Core::fetch_answer_check`].
-    pub(super) fn fetch_command(&mut self, cmd: &Command, _out: &mut Output) -> Step {
+    pub(super) fn fetch_command(&mut self, cmd: &ClientCommand) -> Step {
         let (key, id, method, params, v) = (cmd.key, cmd.id, cmd.method, cmd.params, cmd.v);
         if method != "Fetch.enable" && method != "Fetch.disable" {
             return Step::Go(None);
@@ -246,7 +246,7 @@ impl Core {
     /// `Err` when refused; else the id whose pause the answer ends, if it does.
     pub(super) fn fetch_answer_check(
         &self,
-        cmd: &Command,
+        cmd: &ClientCommand,
     ) -> Result<Option<String>, Refusal<'static>> {
         let Some(ends) = fetch_answer(cmd.method).filter(|_| cmd.concern == Some(Concern::Fetch))
         else {

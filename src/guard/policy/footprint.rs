@@ -2,9 +2,9 @@
 //! bounds of [`Config`](super::config::Config) can be checked from outside.
 
 use super::core::Core;
-use super::state::SessionRecord;
+use super::state::Session;
 
-/// Counts of what a [`Policy`] remembers (entries, and bytes where it keeps messages). Every
+/// Counts of what a [`Policy`](super::Policy) remembers (entries, and bytes where it keeps messages). Every
 /// one is bounded: by a [`Config`](super::config::Config) limit, or by what is alive in the browser
 /// (targets, sessions), and forgotten when the browser reports it gone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +46,7 @@ pub struct Footprint {
     pub downloads: usize,
 }
 
-impl SessionRecord {
+impl Session {
     /// The entries this session remembers.
     fn entries(&self) -> usize {
         self.paused.len()
@@ -80,7 +80,7 @@ impl Footprint {
                     .sessions
                     .map
                     .values()
-                    .map(SessionRecord::entries)
+                    .map(Session::entries)
                     .sum::<usize>(),
             in_flight: core.sessions.pending.len(),
             own: core.ids.own.len(),

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::Command;
+use super::command::ClientCommand;
 use super::core::Core;
 use super::output::{Output, OwnParams, Verdict};
 use super::refusal::Refusal;
@@ -218,7 +218,7 @@ impl Core {
 
     /// Holds a `Page.navigateToHistoryEntry` for an entry the policy has not seen until its own
     /// `Page.getNavigationHistory` shows where it goes.
-    pub(super) fn hold_history(&mut self, cmd: &Command, entry: i64, out: &mut Output) {
+    pub(super) fn hold_history(&mut self, cmd: &ClientCommand, entry: i64, out: &mut Output) {
         let (key, id, method, frame) = (cmd.key, cmd.id, cmd.method, cmd.frame);
         // In flight from now (a duplicate id is refused, and it counts toward max_pending).
         self.sessions.pending.insert(

@@ -47,10 +47,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::command::Command;
+use super::command::ClientCommand;
 use super::core::Core;
 use super::refusal::Refusal;
-use super::state::SessionRecord;
+use super::state::Session;
 use super::table::Concern;
 
 /// Request types whose content a page shows but cannot read: an image, a video or audio, an
@@ -83,7 +83,7 @@ fn web_url(url: &str) -> bool {
 
 /// A load of `url` the session saw, `bad` if it ended on a protected origin; a protected
 /// one forgotten to make room is remembered as forgotten (`loads_forgot`).
-fn note_load(s: &mut SessionRecord, url: String, bad: bool) {
+fn note_load(s: &mut Session, url: String, bad: bool) {
     let mut forgot = false;
     s.loads.insert_forgetting(url, bad, |gone| forgot |= gone);
     s.loads_forgot |= forgot;
@@ -261,7 +261,7 @@ impl Core {
 
     /// A client command reading a resource by URL, or capturing a page that shows a protected
     /// image: why it is refused, if it is.
-    pub(super) fn load_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+    pub(super) fn load_command(&self, cmd: &ClientCommand) -> Option<Refusal<'static>> {
         match cmd.concern {
             Some(Concern::Resources) => {
                 let url = cmd

@@ -20,12 +20,10 @@ use super::output::{Output, Refused};
 use super::refusal::Refusal;
 
 impl Core {
-    /// A response that waited is judged again as it leaves: its session may have been
-    /// detached, or what it names may have turned protected, while it waited.
-    fn judged_again(&self, frame: String) -> Option<(String, Option<Refused>)> {
-        let Ok(mut v) = serde_json::from_str::<Value>(&frame) else {
-            return Some((frame, None));
-        };
+    /// A response that waited (`frame`, read into `v`) is judged again as it leaves: its
+    /// session may have been detached, or what it names may have turned protected, while it
+    /// waited.
+    fn judged_again(&self, frame: String, mut v: Value) -> Option<(String, Option<Refused>)> {
         let key = session_of(&v);
         // Every answer the policy lets wait answers a command it forwarded (an integer id).
         let id = int_id(&v)?;
@@ -205,7 +203,7 @@ impl Core {
             return Some((frame, None));
         };
         if v.get("method").is_none() {
-            return self.judged_again(frame);
+            return self.judged_again(frame, v);
         }
         let shut = |p: &Core, key: &str| {
             !key.is_empty()

@@ -17,7 +17,7 @@
 
 use serde_json::Value;
 
-use super::command::Command;
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::Output;
 use super::state::{Kind, Overrides, Own};
@@ -33,20 +33,20 @@ fn sets(params: &Value, key: &str) -> bool {
 impl Core {
     /// A client command that sets request headers on a document session: remembered, and the
     /// policy's interception there widened to every request first (its own `Fetch.enable`,
-    /// sent before the command).
-    pub(super) fn override_command(&mut self, cmd: &Command, out: &mut Output) {
+    /// sent before the command). It goes on as the client sent it.
+    pub(super) fn override_command(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         let (key, method, params) = (cmd.key, cmd.method, cmd.params);
         let Some(s) = self.session_mut(key) else {
-            return;
+            return Step::Go(None);
         };
         // Documents and workers (a worker's own session sets headers on its requests).
         if s.kind == Kind::Browser {
-            return;
+            return Step::Go(None);
         }
         let parent = s.parent.clone();
         let before = (self.effective(key).any(), self.effective(&parent).any());
         let Some(s) = self.session_mut(key) else {
-            return;
+            return Step::Go(None);
         };
         match method {
             "Network.setExtraHTTPHeaders" => {
@@ -62,7 +62,7 @@ impl Core {
             "Emulation.setUserAgentOverride" => {
                 s.overrides.emulation = (sets(params, "userAgent"), sets(params, "acceptLanguage"));
             }
-            _ => return,
+            _ => return Step::Go(None),
         }
         // The session itself, and the page that attached it (a worker's requests may be
         // paused on its page's session): each widened once it has overrides to keep off.
@@ -76,6 +76,7 @@ impl Core {
                 out.to_browser.push(msg);
             }
         }
+        Step::Go(None)
     }
 
     /// The overrides that may reach requests paused on session `key`: its own, those of the

@@ -17,7 +17,7 @@
 //!   own concern (client.rs, compat.rs); **host** (cookies) by the parameters' judges, which
 //!   read a URL by its host (deny.rs).
 
-use super::command::Command;
+use super::command::ClientCommand;
 use super::core::Core;
 use super::refusal::Refusal;
 use super::table::Reach;
@@ -28,7 +28,11 @@ const CHAIN: usize = 64;
 impl Core {
     /// Whether anything protected lies within `reach` of command `cmd` (and the refusal that
     /// says so); a process-wide command that passes marks its session.
-    pub(super) fn reach_judge(&mut self, cmd: &Command, reach: Reach) -> Option<Refusal<'static>> {
+    pub(super) fn reach_judge(
+        &mut self,
+        cmd: &ClientCommand,
+        reach: Reach,
+    ) -> Option<Refusal<'static>> {
         match reach {
             Reach::Page => self.tab_protected(cmd.key).then_some(Refusal::Tab),
             Reach::Process => {

@@ -53,7 +53,7 @@ pub(super) enum Refusal<'a> {
     /// A capture of a page showing a protected image or media.
     Shows,
 
-    // ---- local paths, downloads and the clipboard (paths.rs, downloads.rs, clipboard.rs)
+    // ---- local paths, downloads and the clipboard (local_paths.rs, downloads.rs, clipboard.rs)
     /// A local file in a protected path.
     Inside,
     /// A folder holding a protected path handed to a page.

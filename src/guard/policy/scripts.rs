@@ -14,7 +14,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::Command;
+use super::command::ClientCommand;
 use super::core::Core;
 use super::output::Output;
 use super::refusal::Refusal;
@@ -50,7 +50,7 @@ impl Core {
     }
 
     /// A client command of `Debugger` or `CSS`: the reason it is refused, if it is.
-    pub(super) fn script_command(&self, cmd: &Command) -> Option<Refusal<'static>> {
+    pub(super) fn script_command(&self, cmd: &ClientCommand) -> Option<Refusal<'static>> {
         let (key, params) = (cmd.key, cmd.params);
         let domain = cmd.method.split('.').next().unwrap_or_default();
         let mut bad = false;
@@ -254,7 +254,7 @@ impl Core {
     /// A command naming object ids may name only ones the client was shown on its session
     /// (no guessed ids: V8 numbers them in order, and the closure of a protected script's
     /// function gets one whether the client is shown it or not). Why it is refused, if it is.
-    pub(super) fn object_command(&mut self, cmd: &Command) -> Option<Refusal<'static>> {
+    pub(super) fn object_command(&mut self, cmd: &ClientCommand) -> Option<Refusal<'static>> {
         let mut named = Vec::new();
         walk::each_member(cmd.params, |k, s| {
             if OBJECT_KEYS.contains(&k) {

@@ -5,13 +5,13 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::config::MAX_NESTING;
 use super::core::Core;
 use super::output::{Output, OwnParams, Verdict};
 use super::pattern::TargetFilter;
 use super::refusal::Refusal;
-use super::state::{FirstCommit, Kind, Own, Pending, Probe, SessionRecord, Then};
+use super::state::{FirstCommit, Kind, Own, Pending, Probe, Session, Then};
 
 /// The policy's own auto-attach on every document session: flat sessions, every child waits
 /// for the policy's checks.
@@ -72,7 +72,7 @@ impl Core {
     /// A `Target.attachToBrowserTarget` result: the new session is a browser session.
     pub(super) fn browser_session_response(&mut self, v: &Value, key: &str) {
         if let Some(sid) = v["result"]["sessionId"].as_str() {
-            let mut s = SessionRecord::new("", Kind::Browser, key, self.rules.cfg.per_session);
+            let mut s = Session::new("", Kind::Browser, key, self.rules.cfg.per_session);
             s.visible = true;
             self.sessions.map.insert(sid.to_string(), s);
         }
@@ -174,7 +174,7 @@ impl Core {
                 .map_or(Kind::Document, |t| Kind::of(&t.kind));
             self.sessions.map.insert(
                 sid.clone(),
-                SessionRecord::new(&target, kind, key, self.rules.cfg.per_session),
+                Session::new(&target, kind, key, self.rules.cfg.per_session),
             );
             if self.hidden_or_unknown(&target) {
                 self.detach(&sid, out);
@@ -236,7 +236,7 @@ impl Core {
         }
         let own = parent_kind == Kind::Document && !client_wants;
         let protected = self.learn(&info, out);
-        let mut session = SessionRecord::new(&target, kind, key, self.rules.cfg.per_session);
+        let mut session = Session::new(&target, kind, key, self.rules.cfg.per_session);
         session.own = own;
         self.sessions.map.insert(sid.clone(), session);
         if protected {
@@ -439,7 +439,7 @@ impl Core {
     /// The client's `Target.attachToTarget`, `attachToBrowserTarget`, `setAutoAttach` and
     /// `autoAttachRelated`: flat sessions only, not nested without end, and every
     /// auto-attached target waits for the policy's checks.
-    pub(super) fn attach_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn attach_command(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         let (key, method, params, v) = (cmd.key, cmd.method, cmd.params, cmd.v);
         // Sessions made from sessions, without end: Chromium 156 crashes (SIGSEGV) when the
         // outermost of 30,000 nested browser sessions is detached, which would close the
@@ -560,7 +560,7 @@ impl Core {
 
     /// The client's `Page.navigateToHistoryEntry`: refused for a protected entry, held for one
     /// the policy has not seen.
-    pub(super) fn history_command(&mut self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn history_command(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         if cmd.method != "Page.navigateToHistoryEntry" {
             return Step::Go(None);
         }

@@ -211,7 +211,7 @@ pub(crate) struct ClientFetch {
 
 /// A CDP session (the root is the one without a session id).
 #[derive(Debug)]
-pub(crate) struct SessionRecord {
+pub(crate) struct Session {
     /// Its target id (empty for the root).
     pub(crate) target: String,
     pub(crate) kind: Kind,
@@ -300,9 +300,9 @@ pub(crate) struct FirstCommit {
     pub(crate) changed: bool,
 }
 
-impl SessionRecord {
-    pub(crate) fn new(target: &str, kind: Kind, parent: &str, cap: usize) -> SessionRecord {
-        SessionRecord {
+impl Session {
+    pub(crate) fn new(target: &str, kind: Kind, parent: &str, cap: usize) -> Session {
+        Session {
             target: target.to_string(),
             kind,
             parent: parent.to_string(),

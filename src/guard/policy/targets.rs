@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::command::{Command, Step};
+use super::command::{ClientCommand, Step};
 use super::core::Core;
 use super::output::{Output, Verdict};
 use super::pattern::TargetFilter;
@@ -80,7 +80,7 @@ impl Core {
     /// Whether a command on a page hosting a protected frame (see [`Core::mark_hosts`])
     /// would read or drive that frame: captures, input (editing commands included) and any
     /// command naming a frame other than the page's own main frame.
-    pub(super) fn reaches_hosted(&self, cmd: &Command) -> bool {
+    pub(super) fn reaches_hosted(&self, cmd: &ClientCommand) -> bool {
         let params = cmd.params;
         let Some(target) = self.session(cmd.key).map(|s| s.target.as_str()) else {
             return false;
@@ -101,7 +101,7 @@ impl Core {
     /// its reach). A context the client made holds no tab of the user's: a protected page in
     /// it is one the client's pages opened (a popup onto a protected origin, which the client
     /// is not shown), and the client may close what it made.
-    pub(super) fn context_command(&self, cmd: &Command) -> Step {
+    pub(super) fn context_command(&self, cmd: &ClientCommand) -> Step {
         let closes = cmd.method == "Target.disposeBrowserContext"
             && self.closes_protected(cmd.params.get("browserContextId"));
         if closes && !self.client_created(cmd) {
@@ -112,7 +112,7 @@ impl Core {
 
     /// `Target.setDiscoverTargets` on the root: the policy's own discovery is always on, so it
     /// answers the client itself and replays the targets the client may see.
-    pub(super) fn answer_discover(&mut self, cmd: &Command, out: &mut Output) -> Step {
+    pub(super) fn answer_discover(&mut self, cmd: &ClientCommand, out: &mut Output) -> Step {
         if !cmd.key.is_empty() {
             return Step::Go(None);
         }

@@ -71,17 +71,17 @@ use std::time::{Duration, Instant};
 
 mod answer;
 mod error;
+mod fs_paths;
 mod http;
 mod log;
-mod paths;
 mod relay;
 mod upstream;
 
 use answer::respond;
 pub use error::{BrowserError, ProxyError};
+pub use fs_paths::FsPaths;
 use http::serve;
 pub use log::ProxyLog;
-pub use paths::FsPaths;
 use upstream::browser_ws;
 
 /// The bounds of a request head the proxy reads from a client (the crate's one head parser,
