@@ -120,7 +120,7 @@ impl Core {
         if let Some(rid) = &p.request {
             let now_protected = self
                 .session(&key)
-                .and_then(|s| s.requests.get(rid))
+                .and_then(|s| s.network.requests.get(rid))
                 .is_some_and(|(protected, _)| *protected);
             if now_protected {
                 return self.refuse_id(&key, id, Refusal::RequestTurned, out);
@@ -269,7 +269,7 @@ impl Core {
             m if m.starts_with("Network.")
                 && !self
                     .session(&key)
-                    .is_none_or(|s| s.kind != super::state::Kind::Document || s.client_network) =>
+                    .is_none_or(|s| s.kind != super::state::Kind::Document || s.network.client) =>
             {
                 return out.set(Verdict::Drop, "the guard's own Network domain");
             }

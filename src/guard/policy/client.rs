@@ -478,7 +478,7 @@ impl Core {
 
         if let Some(rid) = consume {
             if let Some(s) = self.session_mut(cmd.key) {
-                s.paused.remove(&rid);
+                s.fetch.paused.remove(&rid);
             }
         }
         let target = cmd

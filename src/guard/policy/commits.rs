@@ -287,11 +287,11 @@ impl Core {
             return Some("a protected document prefetched by the page");
         }
         let rid = p["requestId"].as_str().unwrap_or_default().to_string();
-        let seen = s.navigations.contains(&rid);
+        let seen = s.network.navigations.contains(&rid);
         let start = method == "Network.requestWillBeSent" && p.get("redirectResponse").is_none();
         if start {
             if let Some(s) = self.session_mut(key) {
-                s.navigations.insert(rid, ());
+                s.network.navigations.insert(rid, ());
             }
             return None;
         }

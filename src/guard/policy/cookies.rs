@@ -52,7 +52,7 @@ impl Core {
             return false;
         };
         self.session(key)
-            .and_then(|s| s.requests.get(&rid.to_string()))
+            .and_then(|s| s.network.requests.get(&rid.to_string()))
             .is_some_and(|(p, h)| *p && h == SHOWN_BLOCKED)
     }
 
@@ -61,7 +61,7 @@ impl Core {
         let rid = v["params"]["requestId"].as_str().map(str::to_string);
         let known = rid
             .as_ref()
-            .and_then(|r| self.session(key)?.requests.get(r).cloned());
+            .and_then(|r| self.session(key)?.network.requests.get(r).cloned());
         let mut changed = false;
         match method {
             "Network.requestWillBeSent" => {
@@ -84,7 +84,7 @@ impl Core {
                     host_of(url).to_string()
                 };
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
-                    s.requests.insert(r, (protected, host));
+                    s.network.requests.insert(r, (protected, host));
                 }
                 if shown {
                     redact_blocked_request(v);
@@ -108,7 +108,7 @@ impl Core {
                 let url = v["params"]["url"].as_str().unwrap_or_default();
                 let protected = self.rules.m.cookie_url(url);
                 if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
-                    s.requests.insert(r, (protected, String::new()));
+                    s.network.requests.insert(r, (protected, String::new()));
                 }
                 if protected {
                     return None;
@@ -118,7 +118,7 @@ impl Core {
                 let url = v["params"]["response"]["url"].as_str().unwrap_or_default();
                 if self.rules.m.cookie_url(url) || known.as_ref().is_some_and(|(p, _)| *p) {
                     if let (Some(r), Some(s)) = (rid.clone(), self.session_mut(key)) {
-                        s.requests.insert(r, (true, String::new()));
+                        s.network.requests.insert(r, (true, String::new()));
                     }
                     return None;
                 }
@@ -268,13 +268,13 @@ impl Core {
         match cmd.method {
             "Network.enable" => {
                 if let Some(s) = self.session_mut(key) {
-                    s.client_network = true;
+                    s.network.client = true;
                 }
                 Step::Go(None)
             }
             "Network.disable" => {
                 if let Some(s) = self.session_mut(key) {
-                    s.client_network = false;
+                    s.network.client = false;
                 }
                 let mut answer = json!({"id": id, "result": {}});
                 if !key.is_empty() {
@@ -377,7 +377,7 @@ impl Core {
             .unwrap_or_default();
         let ordinary = self
             .session(cmd.key)
-            .and_then(|s| s.requests.get(&rid.to_string()))
+            .and_then(|s| s.network.requests.get(&rid.to_string()))
             .is_some_and(|(p, _)| !p);
         (!ordinary).then_some(Refusal::UnshownRequest)
     }

@@ -60,10 +60,10 @@ impl Core {
         let Some(s) = self.sessions.map.get_mut(key) else {
             return;
         };
-        if s.requests.get(&rid.to_string()).is_some() {
+        if s.network.requests.get(&rid.to_string()).is_some() {
             return;
         }
-        s.requests.insert(
+        s.network.requests.insert(
             rid.to_string(),
             (true, super::cookies::SHOWN_BLOCKED.to_string()),
         );
@@ -129,7 +129,7 @@ impl Core {
     /// Shows the client a paused request (or auth challenge) it asked for; it may answer it.
     fn show_paused(&mut self, key: &str, rid: String, frame: &str, out: &mut Output) {
         if let Some(s) = self.session_mut(key) {
-            s.paused.insert(rid, ());
+            s.fetch.paused.insert(rid, ());
         }
         out.to_client.push(frame.to_string());
         out.set(Verdict::Forward, "");
@@ -151,7 +151,7 @@ impl Core {
         } = self.paused_request(&v, key);
         let wants = visible
             && self.session(key).is_some_and(|s| {
-                s.fetch.as_ref().is_some_and(|f| {
+                s.fetch.client.as_ref().is_some_and(|f| {
                     f.handle_auth
                         && f.patterns
                             .iter()
@@ -201,7 +201,7 @@ impl Core {
             };
             let mut patterns = client.raw.clone();
             if let Some(s) = self.session_mut(key) {
-                s.fetch = Some(client);
+                s.fetch.client = Some(client);
             }
             let overrides = self.effective(key);
             let mut rewritten = None;
@@ -215,7 +215,7 @@ impl Core {
         }
         let overridden = self.effective(key).any();
         if let Some(s) = self.session_mut(key) {
-            s.fetch = None;
+            s.fetch.client = None;
         }
         if kind == Some(Kind::Document) || overridden {
             let params = self.fetch_params(key);
@@ -259,7 +259,7 @@ impl Core {
             .unwrap_or_default();
         let shown = self
             .session(cmd.key)
-            .is_some_and(|s| s.paused.contains(&rid.to_string()));
+            .is_some_and(|s| s.fetch.paused.contains(&rid.to_string()));
         if !shown {
             return Err(Refusal::UnshownPause);
         }
@@ -271,7 +271,7 @@ impl Core {
     pub(super) fn fetch_params(&self, key: &str) -> Value {
         let s = self.session(key);
         let mut patterns: Vec<Value> = s
-            .and_then(|s| s.fetch.as_ref())
+            .and_then(|s| s.fetch.client.as_ref())
             .map(|f| f.raw.clone())
             .unwrap_or_default();
         match s {
@@ -282,7 +282,7 @@ impl Core {
             None => patterns.extend(guard_pattern(&self.rules.shown.patterns)),
         }
         let mut params = json!({"patterns": patterns});
-        if s.and_then(|s| s.fetch.as_ref())
+        if s.and_then(|s| s.fetch.client.as_ref())
             .is_some_and(|f| f.handle_auth)
         {
             params["handleAuthRequests"] = Value::Bool(true);
@@ -313,7 +313,7 @@ impl Core {
             return out.set(Verdict::Drop, "no session");
         };
         let document_session = s.kind == Kind::Document;
-        let client_network = visible && s.client_network;
+        let client_network = visible && s.network.client;
         // A session with a renderer-wide override loads no document on a site a protected
         // origin shares: the override would follow it into that site's renderer process.
         let shared = document_session
@@ -328,6 +328,7 @@ impl Core {
         // which ends their interception and lets the response commit without them.
         let wants = visible
             && s.fetch
+                .client
                 .as_ref()
                 .is_some_and(|f| f.patterns.iter().any(|pat| pat.wants(url, rtype, response)));
         let target = s.target.clone();

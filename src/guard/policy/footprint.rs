@@ -49,15 +49,15 @@ pub struct Footprint {
 impl Session {
     /// The entries this session remembers.
     fn entries(&self) -> usize {
-        self.paused.len()
-            + self.requests.len()
+        self.fetch.paused.len()
+            + self.network.requests.len()
             + self.history.len()
-            + self.scripts.len()
-            + self.sheets.len()
-            + self.navigations.len()
-            + self.objects.len()
-            + self.starts.len()
-            + self.loads.len()
+            + self.code.scripts.len()
+            + self.code.sheets.len()
+            + self.network.navigations.len()
+            + self.code.objects.len()
+            + self.loaded.starts.len()
+            + self.loaded.urls.len()
     }
 }
 

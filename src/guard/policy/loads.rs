@@ -82,11 +82,13 @@ fn web_url(url: &str) -> bool {
 }
 
 /// A load of `url` the session saw, `bad` if it ended on a protected origin; a protected
-/// one forgotten to make room is remembered as forgotten (`loads_forgot`).
+/// one forgotten to make room is remembered as forgotten (`Loaded::forgot`).
 fn note_load(s: &mut Session, url: String, bad: bool) {
     let mut forgot = false;
-    s.loads.insert_forgetting(url, bad, |gone| forgot |= gone);
-    s.loads_forgot |= forgot;
+    s.loaded
+        .urls
+        .insert_forgetting(url, bad, |gone| forgot |= gone);
+    s.loaded.forgot |= forgot;
 }
 
 impl Core {
@@ -109,17 +111,17 @@ impl Core {
                     return;
                 };
                 if hop.is_none() {
-                    s.starts.insert(rid, url.to_string());
+                    s.loaded.starts.insert(rid, url.to_string());
                     return;
                 }
                 if bad {
                     // The URL it began at, else the hop it came from (a request under way
                     // when the session was made, or one whose start was forgotten: an
                     // earlier hop may be unknown, so nothing is read as seen-ordinary now).
-                    let first = match s.starts.get(&rid) {
+                    let first = match s.loaded.starts.get(&rid) {
                         Some(first) => first.clone(),
                         None => {
-                            s.loads_forgot = true;
+                            s.loaded.forgot = true;
                             hop.unwrap_or_default().to_string()
                         }
                     };
@@ -134,14 +136,15 @@ impl Core {
                     return;
                 };
                 let first = s
+                    .loaded
                     .starts
                     .get(&rid)
                     .cloned()
                     .unwrap_or_else(|| url.to_string());
-                let was = s.loads.get(&first).copied().unwrap_or(false);
+                let was = s.loaded.urls.get(&first).copied().unwrap_or(false);
                 note_load(s, first, bad || was);
                 // The URL it ended at names it too (a document's scripts, after a redirect).
-                if !bad && s.loads.get(&url.to_string()).is_none() {
+                if !bad && s.loaded.urls.get(&url.to_string()).is_none() {
                     note_load(s, url.to_string(), false);
                 }
                 if shown {
@@ -170,7 +173,7 @@ impl Core {
             return;
         };
         for (u, b) in urls.into_iter().zip(bad) {
-            if u.is_empty() || s.loads.get(&u).is_some() {
+            if u.is_empty() || s.loaded.urls.get(&u).is_some() {
                 continue;
             }
             note_load(s, u, b);
@@ -239,9 +242,9 @@ impl Core {
         let Some(s) = self.session(key) else {
             return false;
         };
-        match s.loads.get(&url.to_string()) {
+        match s.loaded.urls.get(&url.to_string()) {
             Some(true) => false,
-            Some(false) if !s.loads_forgot => true,
+            Some(false) if !s.loaded.forgot => true,
             _ => self
                 .targets
                 .map

@@ -28,14 +28,14 @@ impl Core {
     /// Whether `id` is a script id this session reported to the client as ordinary.
     fn script_shown(&self, key: &str, id: &str) -> bool {
         self.session(key)
-            .and_then(|s| s.scripts.get(&id.to_string()))
+            .and_then(|s| s.code.scripts.get(&id.to_string()))
             .is_some_and(|p| !p)
     }
 
     /// Whether `id` is a style sheet id this session reported to the client as ordinary.
     fn sheet_shown(&self, key: &str, id: &str) -> bool {
         self.session(key)
-            .and_then(|s| s.sheets.get(&id.to_string()))
+            .and_then(|s| s.code.sheets.get(&id.to_string()))
             .is_some_and(|p| !p)
     }
 
@@ -93,7 +93,7 @@ impl Core {
                 let protected =
                     self.names_hidden_script(key, &rest) || self.unseen_script(key, &rest);
                 if let Some(s) = self.session_mut(key) {
-                    s.scripts.insert(id, protected);
+                    s.code.scripts.insert(id, protected);
                 }
                 protected.then_some("script from a protected origin")
             }
@@ -104,13 +104,13 @@ impl Core {
                 let msg = self.own_command(key, "Debugger.resume", json!({}), Own::Ignore);
                 out.to_browser.push(msg);
                 if let Some(s) = self.session_mut(key) {
-                    s.resumed_hidden = true;
+                    s.code.resumed_hidden = true;
                 }
                 Some("paused in a script from a protected origin")
             }
             "Debugger.resumed" => {
                 let s = self.session_mut(key)?;
-                std::mem::take(&mut s.resumed_hidden).then_some("resumed by the guard")
+                std::mem::take(&mut s.code.resumed_hidden).then_some("resumed by the guard")
             }
             "Debugger.breakpointResolved" => self
                 .names_hidden_script(key, p)
@@ -121,9 +121,10 @@ impl Core {
                 let protected = h["sourceURL"].as_str().is_some_and(|u| self.off_limits(u));
                 if let Some(s) = self.session_mut(key) {
                     let mut forgot = false;
-                    s.sheets
+                    s.code
+                        .sheets
                         .insert_forgetting(id, protected, |gone| forgot |= gone);
-                    s.sheets_forgot |= forgot;
+                    s.code.sheets_forgot |= forgot;
                 }
                 protected.then_some("style sheet from a protected origin")
             }
@@ -152,9 +153,10 @@ impl Core {
                             .and_then(Value::as_str)
                             .is_some_and(|id| {
                                 p.session(key).is_some_and(|s| {
-                                    s.sheets
+                                    s.code
+                                        .sheets
                                         .get(&id.to_string())
-                                        .map_or(s.sheets_forgot, |protected| *protected)
+                                        .map_or(s.code.sheets_forgot, |protected| *protected)
                                 })
                             });
                     if hidden {
@@ -246,7 +248,7 @@ impl Core {
         });
         if let Some(s) = self.session_mut(&key) {
             for id in ids {
-                s.objects.touch(&id);
+                s.code.objects.touch(&id);
             }
         }
     }
@@ -265,9 +267,9 @@ impl Core {
             return None;
         }
         let s = self.session_mut(cmd.key)?;
-        if named.iter().all(|o| s.objects.contains(o)) {
+        if named.iter().all(|o| s.code.objects.contains(o)) {
             for o in &named {
-                s.objects.touch(o);
+                s.code.objects.touch(o);
             }
             return None;
         }

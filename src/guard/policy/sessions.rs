@@ -224,8 +224,8 @@ impl Core {
             Some(s) => (
                 s.kind,
                 s.target.clone(),
-                s.auto_wait,
-                s.auto_filter.as_ref().is_some_and(|f| f.passes(&type_)),
+                s.auto.wait,
+                s.auto.filter.as_ref().is_some_and(|f| f.passes(&type_)),
             ),
             None => (Kind::Browser, String::new(), None, false),
         };
@@ -475,11 +475,11 @@ impl Core {
         let document = self.session(key).is_some_and(|s| s.kind == Kind::Document);
         if let Some(s) = self.session_mut(key) {
             if auto || !document {
-                s.auto_wait = Some(wait);
-                s.auto_filter = Some(TargetFilter::of(params));
+                s.auto.wait = Some(wait);
+                s.auto.filter = Some(TargetFilter::of(params));
             } else {
-                s.auto_wait = None;
-                s.auto_filter = None;
+                s.auto.wait = None;
+                s.auto.filter = None;
             }
         }
         if document && method == "Target.setAutoAttach" {
@@ -508,7 +508,7 @@ impl Core {
     /// it now (Chromium announces children only once, to the policy), or the client's are
     /// taken back (announced as detached; they stay the policy's).
     fn show_children(&mut self, key: &str, auto: bool, out: &mut Output) {
-        let filter = self.session(key).and_then(|s| s.auto_filter.clone());
+        let filter = self.session(key).and_then(|s| s.auto.filter.clone());
         let mut children: Vec<String> = self
             .sessions
             .map

@@ -209,7 +209,8 @@ pub(crate) struct ClientFetch {
     pub(crate) handle_auth: bool,
 }
 
-/// A CDP session (the root is the one without a session id).
+/// A CDP session (the root is the one without a session id): what it is, and what each
+/// concern keeps of it.
 #[derive(Debug)]
 pub(crate) struct Session {
     /// Its target id (empty for the root).
@@ -221,67 +222,103 @@ pub(crate) struct Session {
     pub(crate) visible: bool,
     /// Hidden or being detached: nothing of it reaches the client any more.
     pub(crate) closed: bool,
-    /// The policy's document interception is on.
-    pub(crate) guarded: bool,
-    /// The client's own `Fetch.enable`, if any.
-    pub(crate) fetch: Option<ClientFetch>,
-    /// The client's `waitForDebuggerOnStart` for this session's auto-attach, which the policy
-    /// turns on in the browser.
-    pub(crate) auto_wait: Option<bool>,
-    /// The client's auto-attach filter on this session (with `auto_wait`).
-    pub(crate) auto_filter: Option<TargetFilter>,
     /// The policy's own: a child target its own auto-attach gave it, which the client did not
     /// ask for (yet). Never shown to the client while so.
     pub(crate) own: bool,
     /// Its `Target.attachedToTarget` event, to show the client when it asks for it later.
     pub(crate) announce: Option<Value>,
-    /// The client enabled `Network` here (the policy keeps it on for its service-worker
-    /// bypass; its events reach the client only while this is set).
-    pub(crate) client_network: bool,
+    /// The policy's document interception is on.
+    pub(crate) guarded: bool,
+    /// The hold whose frame-tree check waits for the main frame's first document (see
+    /// [`FirstCommit`]).
+    pub(crate) first_commit: Option<FirstCommit>,
+    /// The client's discovery on this session (the root only: answered by the policy).
+    pub(crate) discover: Option<TargetFilter>,
+    /// The client's auto-attach on this session (sessions.rs).
+    pub(crate) auto: AutoAttach,
+    /// The client's `Fetch` domain here, and the requests it was shown paused (fetch.rs).
+    pub(crate) fetch: FetchSeen,
+    /// The `Network` domain here: the client's, the requests and navigations seen (cookies.rs).
+    pub(crate) network: NetworkSeen,
     /// The client enabled `Preload` here (the policy enables it on a new page session to
     /// read the prefetches its document holds; its events reach the client only while so).
     pub(crate) client_preload: bool,
-    /// `Fetch` request ids the client was shown and may answer.
-    pub(crate) paused: Bounded<String, ()>,
-    /// `Network` request ids: whether the request's URL is protected, and its host.
-    pub(crate) requests: Bounded<String, (bool, String)>,
     /// `Page.getNavigationHistory` entry ids and whether their URL is protected.
     pub(crate) history: Bounded<i64, bool>,
-    /// The client's discovery on this session (the root only: answered by the policy).
-    pub(crate) discover: Option<TargetFilter>,
+    /// The script, style sheet and object ids the client was shown here (scripts.rs).
+    pub(crate) code: CodeSeen,
+    /// What this session's pages loaded (loads.rs).
+    pub(crate) loaded: Loaded,
+    /// Request headers the client set here (kept off protected requests).
+    pub(crate) overrides: Overrides,
+    /// The client set a renderer-wide override here (time zone, locale, virtual time,
+    /// network state): its document requests to a site a protected origin shares are failed.
+    pub(crate) renderer_wide: bool,
+}
+
+/// The client's auto-attach on a session (sessions.rs).
+#[derive(Debug, Default)]
+pub(crate) struct AutoAttach {
+    /// The client's `waitForDebuggerOnStart` for this session's auto-attach, which the policy
+    /// turns on in the browser.
+    pub(crate) wait: Option<bool>,
+    /// The client's auto-attach filter on this session (with `wait`).
+    pub(crate) filter: Option<TargetFilter>,
+}
+
+/// The client's `Fetch` domain on a session, and the paused requests it was shown (fetch.rs).
+#[derive(Debug)]
+pub(crate) struct FetchSeen {
+    /// The client's own `Fetch.enable`, if any.
+    pub(crate) client: Option<ClientFetch>,
+    /// `Fetch` request ids the client was shown and may answer.
+    pub(crate) paused: Bounded<String, ()>,
+}
+
+/// The `Network` domain on a session: the client's, and the requests and navigations the
+/// policy saw (cookies.rs, commits.rs).
+#[derive(Debug)]
+pub(crate) struct NetworkSeen {
+    /// The client enabled `Network` here (the policy keeps it on for its service-worker
+    /// bypass; its events reach the client only while this is set).
+    pub(crate) client: bool,
+    /// `Network` request ids: whether the request's URL is protected, and its host.
+    pub(crate) requests: Bounded<String, (bool, String)>,
+    /// Document requests the policy's own `Network` domain saw start here (so its interception,
+    /// on before, pauses their redirects too).
+    pub(crate) navigations: Bounded<String, ()>,
+}
+
+/// The script, style sheet and object ids the client was shown on a session (scripts.rs).
+#[derive(Debug)]
+pub(crate) struct CodeSeen {
     /// `Debugger` script ids reported here, and whether each is from a protected origin.
     pub(crate) scripts: Bounded<String, bool>,
     /// `CSS` style sheet ids reported here, and whether each is from a protected origin.
     pub(crate) sheets: Bounded<String, bool>,
-    /// The policy resumed a pause the client was not shown: the next `Debugger.resumed` is
-    /// withheld too.
-    pub(crate) resumed_hidden: bool,
-    /// Document requests the policy's own `Network` domain saw start here (so its interception,
-    /// on before, pauses their redirects too).
-    pub(crate) navigations: Bounded<String, ()>,
-    /// Request headers the client set here (kept off protected requests).
-    pub(crate) overrides: Overrides,
-    /// `Runtime` object ids the client was shown here (it may name only these).
-    pub(crate) objects: Recent,
-    /// The hold whose frame-tree check waits for the main frame's first document (see
-    /// [`FirstCommit`]).
-    pub(crate) first_commit: Option<FirstCommit>,
-    /// The client set a renderer-wide override here (time zone, locale, virtual time,
-    /// network state): its document requests to a site a protected origin shares are failed.
-    pub(crate) renderer_wide: bool,
-    /// `Network` request ids and the URL each started at (a redirect keeps the id).
-    pub(crate) starts: Bounded<String, String>,
-    /// URLs this session's pages loaded something from, seen by the policy's own `Network`
-    /// domain (or frames' documents), and whether that load ended on a protected origin (a
-    /// redirect of an ordinary URL): see `loads.rs`.
-    pub(crate) loads: Bounded<String, bool>,
-    /// `loads` forgot a URL that ended on a protected origin, or a request's first URL was
-    /// not known when it redirected to one: no URL is read as seen-ordinary any more (a URL
-    /// forgotten then seen ordinary would otherwise read as ordinary).
-    pub(crate) loads_forgot: bool,
     /// `sheets` forgot a protected style sheet: an unknown sheet id in a `CSS` result is then
     /// taken for a protected one (see `scripts.rs`).
     pub(crate) sheets_forgot: bool,
+    /// `Runtime` object ids the client was shown here (it may name only these).
+    pub(crate) objects: Recent,
+    /// The policy resumed a pause the client was not shown: the next `Debugger.resumed` is
+    /// withheld too.
+    pub(crate) resumed_hidden: bool,
+}
+
+/// What a session's pages loaded, and where each load started (loads.rs).
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// URLs this session's pages loaded something from, seen by the policy's own `Network`
+    /// domain (or frames' documents), and whether that load ended on a protected origin (a
+    /// redirect of an ordinary URL): see `loads.rs`.
+    pub(crate) urls: Bounded<String, bool>,
+    /// `urls` forgot a URL that ended on a protected origin, or a request's first URL was
+    /// not known when it redirected to one: no URL is read as seen-ordinary any more (a URL
+    /// forgotten then seen ordinary would otherwise read as ordinary).
+    pub(crate) forgot: bool,
+    /// `Network` request ids and the URL each started at (a redirect keeps the id).
+    pub(crate) starts: Bounded<String, String>,
 }
 
 /// A new page session whose main frame has committed no document yet (its frame tree shows an
@@ -308,30 +345,37 @@ impl Session {
             parent: parent.to_string(),
             visible: false,
             closed: false,
-            guarded: false,
-            fetch: None,
-            auto_wait: None,
-            auto_filter: None,
             own: false,
             announce: None,
-            client_network: false,
-            client_preload: false,
-            paused: Bounded::new(cap),
-            requests: Bounded::new(cap),
-            history: Bounded::new(cap),
-            discover: None,
-            scripts: Bounded::new(cap),
-            sheets: Bounded::new(cap),
-            resumed_hidden: false,
-            navigations: Bounded::new(cap),
-            overrides: Default::default(),
-            objects: Recent::new(cap.saturating_mul(8)),
+            guarded: false,
             first_commit: None,
+            discover: None,
+            auto: AutoAttach::default(),
+            fetch: FetchSeen {
+                client: None,
+                paused: Bounded::new(cap),
+            },
+            network: NetworkSeen {
+                client: false,
+                requests: Bounded::new(cap),
+                navigations: Bounded::new(cap),
+            },
+            client_preload: false,
+            history: Bounded::new(cap),
+            code: CodeSeen {
+                scripts: Bounded::new(cap),
+                sheets: Bounded::new(cap),
+                sheets_forgot: false,
+                objects: Recent::new(cap.saturating_mul(8)),
+                resumed_hidden: false,
+            },
+            loaded: Loaded {
+                urls: Bounded::new(cap),
+                forgot: false,
+                starts: Bounded::new(cap),
+            },
+            overrides: Default::default(),
             renderer_wide: false,
-            starts: Bounded::new(cap),
-            loads: Bounded::new(cap),
-            loads_forgot: false,
-            sheets_forgot: false,
         }
     }
 }
