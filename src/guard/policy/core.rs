@@ -97,7 +97,7 @@ pub(super) struct Rules {
     /// The browser's DevTools endpoints ([`Config::devtools_endpoints`]).
     pub(super) endpoints: endpoints::Endpoints,
     /// The policy's own `Fetch` patterns for images, media and `Other` requests
-    /// ([`shown::shown_patterns`]), built once from the matcher.
+    /// ([`shown::Shown`]), built once from the matcher.
     pub(super) shown: shown::Shown,
 }
 

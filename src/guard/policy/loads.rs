@@ -8,7 +8,7 @@
 //!   but a capture reads them (`Page.captureScreenshot`, `startScreencast`, `printToPDF`, and
 //!   `captureSnapshot`, whose MHTML holds the image's bytes). The policy's own `Fetch`
 //!   patterns on every document session take images, media and `Other` requests (`<object>`
-//!   and `<embed>` of an image) too, those whose URL may be off limits (`fetch::shown_patterns`:
+//!   and `<embed>` of an image) too, those whose URL may be off limits (`shown.rs`:
 //!   a page's ordinary images never wait). A protected one goes on (the guard vectors'
 //!   liveness: a guard leaves ordinary pages' subresources alone, `C5.new-url`, `E8.*`), with
 //!   the client's header values taken out, and marks its page before it is sent, every redirect
