@@ -11,25 +11,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::table::Judge;
 use crate::protected::Matcher;
-
-/// How a member of an answer or event is filtered (chosen by its name: [`filter_of`]; the
-/// table's parameter judges are `table::Judge`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Filter {
-    /// A URL or an origin.
-    Url,
-    /// A list of URLs.
-    Urls,
-    /// A CDP storage key.
-    StorageKey,
-    /// A `CacheStorage` cache id (`<storage key>|<name>`).
-    CacheId,
-    /// A cookie domain on its own (cookie commands' `domain`).
-    Domain,
-    /// A target id.
-    Target,
-}
 
 /// Whether a `CacheStorage` cache id (`<storage key>|<name>`) is a protected storage key's.
 pub(crate) fn cache_id_protected(m: &Matcher, id: &str) -> bool {
@@ -37,8 +20,12 @@ pub(crate) fn cache_id_protected(m: &Matcher, id: &str) -> bool {
     m.storage_key(key) || m.storage_key(id)
 }
 
-/// The filter for a member named `key`, for the messages of `domain` (the CDP domain).
-pub(crate) fn filter_of(key: &str, cookie_params: bool) -> Option<Filter> {
+/// The judge of a member named `key` of an answer or event, in the table's vocabulary
+/// ([`Judge`]): chosen by its name wherever it stands, so that a field the table does not list
+/// yet is judged all the same (`the_walker_judges_every_event_field_the_table_names` holds
+/// every field the table's events name to be one of these). `cookie_params`: a `domain` is a
+/// cookie's (the answers of cookie commands).
+pub(crate) fn filter_of(key: &str, cookie_params: bool) -> Option<Judge> {
     Some(match key {
         "url"
         | "origin"
@@ -56,12 +43,12 @@ pub(crate) fn filter_of(key: &str, cookie_params: bool) -> Option<Filter> {
         | "embeddingOrigin"
         | "frameURL"
         // A service worker's error (`ServiceWorker.workerErrorReported`): its script's URL.
-        | "sourceURL" => Filter::Url,
-        "urls" => Filter::Urls,
-        "storageKey" => Filter::StorageKey,
-        "cacheId" => Filter::CacheId,
-        "targetId" => Filter::Target,
-        "domain" if cookie_params => Filter::Domain,
+        | "sourceURL" => Judge::Url,
+        "urls" => Judge::Urls,
+        "storageKey" => Judge::StorageKey,
+        "cacheId" => Judge::CacheId,
+        "targetId" => Judge::Target,
+        "domain" if cookie_params => Judge::CookieDomain,
         _ => return None,
     })
 }
@@ -108,18 +95,20 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
         internal_url(url) || self.endpoints.url(url)
     }
 
-    fn judge(&self, how: Filter, v: &Value) -> bool {
+    /// Whether `v`, judged by `how` (one of [`filter_of`]'s judges), names something
+    /// protected.
+    fn judge(&self, how: &Judge, v: &Value) -> bool {
         match (how, v) {
-            (Filter::Url, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
-            (Filter::Urls, Value::Array(items)) => items.iter().any(|i| {
+            (Judge::Url, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
+            (Judge::Urls, Value::Array(items)) => items.iter().any(|i| {
                 i.as_str()
                     .is_some_and(|s| self.m.cookie_url(s) || self.internal(s))
             }),
-            (Filter::Urls, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
-            (Filter::StorageKey, Value::String(s)) => self.m.storage_key(s),
-            (Filter::CacheId, Value::String(s)) => cache_id_protected(self.m, s),
-            (Filter::Domain, Value::String(s)) => self.m.cookie_domain(s),
-            (Filter::Target, Value::String(s)) => (self.hidden)(s),
+            (Judge::Urls, Value::String(s)) => self.m.cookie_url(s) || self.internal(s),
+            (Judge::StorageKey, Value::String(s)) => self.m.storage_key(s),
+            (Judge::CacheId, Value::String(s)) => cache_id_protected(self.m, s),
+            (Judge::CookieDomain, Value::String(s)) => self.m.cookie_domain(s),
+            (Judge::Target, Value::String(s)) => (self.hidden)(s),
             _ => false,
         }
     }
@@ -148,7 +137,7 @@ impl<F: Fn(&str) -> bool> Judging<'_, F> {
                         continue;
                     }
                     if let Some(how) = filter_of(k, self.cookie_params) {
-                        if self.judge(how, child) {
+                        if self.judge(&how, child) {
                             // An error page's failed URL: nothing protected committed there
                             // (a load the guard, or anything else, failed); the frame stays,
                             // without the URL (as in frame trees: `Core::error_frame`).
