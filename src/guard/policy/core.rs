@@ -1,9 +1,12 @@
 //! The core every concern of the policy works over: the rules every judgement reads (the
 //! matcher, the limits, the protected paths, the browser's DevTools endpoints), the ids of the
-//! policy's own commands, the targets and what belongs to what, and the sessions with the
-//! client's commands in flight on them. `Policy` (mod.rs) holds the core beside the state of
-//! its concerns that is not the core's: the client frames kept while it starts, the checks
-//! (holds, and the order of what waits behind them) and the downloads.
+//! policy's own commands, the targets and what belongs to what, the sessions with the client's
+//! commands in flight on them, and the checks on those sessions (holds, and the order of what
+//! waits behind them: a session detached answers its held commands at once, in Chromium's
+//! order, so the two change together). `Policy` (mod.rs) holds the core beside what is not
+//! the core's: the client frames kept while it starts, and the downloads (a concern answering
+//! `on_command` / `on_event` over the core). The concern files judge over the core
+//! (`impl Core` in each); the core imports none of them (docs/architecture.md draws it).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::RangeInclusive;
