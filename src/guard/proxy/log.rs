@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex};
 /// 408: …`), a WebSocket one how it ended: the client or the browser closed it, a
 /// message too big or a WebSocket protocol error, a side that does not read (`the client does
 /// not read: N bytes waiting to be written (limit M)`), a write that failed or timed out. A command the policy
-/// held (it came before the policy was ready, or waits for its checks) and refused later is
-/// logged when it is refused, with `held: true` and the refusal's text as `why`. What a
+/// held (it came before the policy was ready, or waits for its checks) and refused later, or
+/// answered later with a protocol error (a session nobody has...), is logged then, as
+/// `refused` or `invalid`, with `held: true` and the answer's text as `why`. What a
 /// client sent is quoted short: a string (a method, a session id) cut to 200 characters
 /// followed by `… (N bytes)`, a non-string `method` or `sessionId` given as its kind and size
 /// (`(an object of N bytes)`), so a line stays under about 1 KiB whatever the message.
