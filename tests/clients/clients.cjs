@@ -571,10 +571,21 @@ async function cri(step, base) {
   });
   // The main-frame ways, read from the events a CDP client sees: the document's request
   // failing (Network.loadingFailed), or a commit on the protected origin.
-  const goto = async (url) => {
+  const goto = async (url, { leaves = false } = {}) => {
     const loaded = new Promise((resolve) => client.once(`Page.loadEventFired.${session}`, resolve));
     await client.send('Page.navigate', { url }, session);
     await loaded;
+    // The load event of the page before may have ended that wait (Chromium orders a domain's
+    // events, not one domain's against another's answers): until this page is the one loaded,
+    // so that a way's click finds its link (on a loaded machine it found the page before's).
+    const here = `location.href === ${JSON.stringify(new URL(url).href)} && document.readyState === 'complete'`;
+    // (A page that leaves on its own, the refresh, is not waited for.)
+    for (let i = 0; !leaves && i < 50; i++) {
+      // (A page may be between documents: asked again.)
+      const r = await client.send('Runtime.evaluate', { expression: here, returnByValue: true }, session).catch(() => null);
+      if (r && r.result && r.result.value) break;
+      await sleep(100);
+    }
   };
   for (const how of ['link', 'location', 'form get', 'form post', 'meta refresh', 'redirect']) {
     await step(`way: ${how}`, async () => {
@@ -593,7 +604,7 @@ async function cri(step, base) {
       if (how === 'redirect') {
         client.send('Page.navigate', { url: `${base}/hop?to=${encodeURIComponent(protectedUrl)}` }, session).catch(() => {});
       } else {
-        await goto(navUrl(base, how, protectedUrl));
+        await goto(navUrl(base, how, protectedUrl), { leaves: how === 'meta refresh' });
         if (how !== 'meta refresh') {
           await client.send('Runtime.evaluate', { expression: "document.getElementById('go').click()" }, session);
         }
