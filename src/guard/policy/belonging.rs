@@ -102,9 +102,7 @@ impl Core {
             .map(|(k, _)| k.clone())
             .collect()
     }
-}
 
-impl Core {
     /// Target `id` turned protected: what belongs to it turns protected too (each losing its
     /// sessions), and a client told of one is told it is gone, so that none waits for it.
     pub(super) fn protect_belongings(&mut self, id: &str, out: &mut Output) {

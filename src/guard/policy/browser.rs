@@ -70,9 +70,7 @@ impl Core {
             out.set(Verdict::Forward, "");
         }
     }
-}
 
-impl Core {
     pub(super) fn browser_frame(
         &mut self,
         downloads: &mut Downloads,

@@ -184,9 +184,7 @@ impl Core {
         self.client_error(frame, -32600, &self.too_many(n), out);
         out.set(Verdict::Invalid, "too many values to judge");
     }
-}
 
-impl Core {
     /// A browser's message over the bound: an answer to a client's command becomes an error
     /// for it, one to the policy's own command an error for that (its checks fail closed),
     /// an event is dropped.

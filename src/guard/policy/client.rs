@@ -251,9 +251,7 @@ impl Core {
             .and_then(Value::as_str)
             .is_some_and(|c| self.targets.contexts.contains(&c.to_string()))
     }
-}
 
-impl Core {
     /// A frame from the client: read once into a [`ClientCommand`] (or answered with a protocol
     /// error), judged, and forwarded, rewritten, answered, held or refused; a refusal then
     /// names what it refused ([`Core::refuse`]).

@@ -163,9 +163,7 @@ impl Core {
         }
         changed
     }
-}
 
-impl Core {
     /// A session showed a protected document: its target is protected when `main`, else the
     /// session alone is detached.
     pub(super) fn session_reached(&mut self, key: &str, main: bool, out: &mut Output) {

@@ -196,9 +196,7 @@ impl Core {
             },
         }
     }
-}
 
-impl Core {
     /// A command of the policy's own on `session` (empty for the root), serialised.
     pub(super) fn own_command(
         &mut self,

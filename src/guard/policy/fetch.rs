@@ -289,9 +289,7 @@ impl Core {
         }
         params
     }
-}
 
-impl Core {
     pub(super) fn paused_event(
         &mut self,
         frame: &str,

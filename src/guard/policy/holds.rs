@@ -60,9 +60,7 @@ impl Core {
             }
         }
     }
-}
 
-impl Core {
     /// Holds `then` until the policy's own `checks` on `session` (each a method, its params and
     /// what its answer decides) are answered or the hold times out (`hold_ms` from now): sends
     /// the checks' commands, in order, and counts them.
@@ -244,9 +242,7 @@ impl Core {
         let _ = self.hold(key, checks, then, out);
         out.set(Verdict::Hold, "history entry checked first");
     }
-}
 
-impl Core {
     /// The browser's answer `v` to the policy's own command `id`: what it was for goes on
     /// (a check's probe, a wipe's next step, the discovery: [`Ids::discovered`]).
     ///

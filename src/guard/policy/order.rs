@@ -60,9 +60,7 @@ impl Core {
             Ok(_) => (v.to_string(), None),
         })
     }
-}
 
-impl Core {
     /// Takes a place in the client's order for the frames hold `hid` will release.
     pub(super) fn keep_place(&mut self, hid: u64, out: &Output) {
         self.checks.order.marks.push((out.to_client.len(), hid));

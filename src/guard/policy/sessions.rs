@@ -77,9 +77,7 @@ impl Core {
             self.sessions.map.insert(sid.to_string(), s);
         }
     }
-}
 
-impl Core {
     /// Starts detaching a session and everything it attached; nothing of them reaches the
     /// client afterwards. A client that had the session is told at once
     /// (`Target.detachedFromTarget`, not waiting for the browser's), every command of its in

@@ -27,12 +27,16 @@ impl Shown {
         // `{"patterns": guard_pattern(patterns)}` as serde_json writes it (members in order,
         // no spaces), written from the texts: the patterns are not cloned into a value and
         // serialised (that was most of what making a policy cost).
+        let encoded: Vec<String> = texts
+            .iter()
+            .map(|t| Value::from(t.as_str()).to_string())
+            .collect();
         let mut check = String::from(r#"{"patterns":["#);
         check.push_str(DOCUMENT_PATTERN);
         for rtype in SHOWN_TYPES {
-            for text in &texts {
+            for text in &encoded {
                 check.push_str(r#",{"urlPattern":"#);
-                check.push_str(&Value::from(text.as_str()).to_string());
+                check.push_str(text);
                 check.push_str(r#","resourceType":""#);
                 check.push_str(rtype);
                 check.push_str(r#"","requestStage":"Request"}"#);

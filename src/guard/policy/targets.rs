@@ -229,9 +229,7 @@ impl Core {
         }
         kept
     }
-}
 
-impl Core {
     /// Marks a target protected and detaches every session to it; what belongs to it turns
     /// protected too (belonging.rs).
     pub(super) fn protect_target(&mut self, id: &str, out: &mut Output) {
