@@ -25,6 +25,9 @@ export async function launch(hosts, port, { program = CHROMIUM, timeout = 30000 
   const profile = mkdtempSync(join(tmpdir(), 'slicc-guard-kit-'));
   const home = join(profile, 'home');
   mkdirSync(home);
+  // Chromium makes its singleton socket's folder in TMPDIR, which a killed browser leaves.
+  const tmp = join(profile, 'tmp');
+  mkdirSync(tmp);
   const rules = hosts.map((h) => `MAP ${h} 127.0.0.1:${port}`).join(',');
   const args = ['--remote-debugging-port=0', '--no-first-run', '--no-default-browser-check', '--headless=new', `--user-data-dir=${profile}`,
     '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
@@ -32,7 +35,7 @@ export async function launch(hosts, port, { program = CHROMIUM, timeout = 30000 
     '--disable-sync', '--disable-default-apps', `--host-resolver-rules=${rules}`,
     `--unsafely-treat-insecure-origin-as-secure=${hosts.map((h) => `http://${h}`).join(',')}`];
   if (process.getuid && process.getuid() === 0) args.push('--no-sandbox');
-  const env = { ...process.env, HOME: home };
+  const env = { ...process.env, HOME: home, TMPDIR: tmp };
   for (const k of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_DATA_HOME', 'XDG_DOWNLOAD_DIR']) delete env[k];
   const child = spawn(program, args, { detached: true, stdio: 'ignore', env });
   let exited = false;

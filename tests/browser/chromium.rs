@@ -59,6 +59,8 @@ fn start(profile: &Path, home: &Path) -> Browser {
             "about:blank",
         ])
         .env("HOME", home)
+        // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+        .env("TMPDIR", home)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

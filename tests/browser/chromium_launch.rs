@@ -78,6 +78,8 @@ fn chromium_serves_cdp_and_keeps_the_merged_prefs() {
     let child = Command::new(&command[0])
         .args(&command[1..])
         .env("HOME", home_str)
+        // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+        .env("TMPDIR", home_str)
         .env_remove("XDG_CONFIG_HOME")
         .env_remove("XDG_CACHE_HOME")
         .stdin(Stdio::null())

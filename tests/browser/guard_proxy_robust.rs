@@ -125,6 +125,8 @@ impl Browser {
                 "--no-default-browser-check",
                 "about:blank",
             ])
+            // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+            .env("TMPDIR", &dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -112,6 +112,8 @@ fn chromium_bits(inputs: &[String], extras: &[String]) -> Vec<bool> {
                 &format!("file://{}", page_path.display()),
             ])
             .env("HOME", dir.path())
+            // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+            .env("TMPDIR", dir.path())
             .stdin(Stdio::null())
             .stdout(out_file)
             .stderr(Stdio::null())
@@ -229,6 +231,8 @@ impl Cdp {
                 "about:blank",
             ])
             .env("HOME", dir.path())
+            // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+            .env("TMPDIR", dir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

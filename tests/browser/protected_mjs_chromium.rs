@@ -176,6 +176,8 @@ fn start(port: u16) -> Browser {
             &format!("http://{HOST}/"),
         ])
         .env("HOME", dir.path())
+        // Chromium makes its singleton socket's folder in TMPDIR; a killed one leaves it.
+        .env("TMPDIR", dir.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
