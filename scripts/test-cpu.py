@@ -60,6 +60,10 @@ def test_name(args):
 def kind(args, comm):
     if not args:
         return comm
+    if len(args) == 1 and " " in args[0]:
+        # A process that rewrote its title (Chromium's children do: their cmdline is one
+        # string, the switches separated by spaces).
+        args = args[0].split(" ")
     base = os.path.basename(args[0])
     if "chrom" in base or "chrom" in comm:
         types = [a[len("--type="):] for a in args if a.startswith("--type=")]
