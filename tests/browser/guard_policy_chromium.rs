@@ -361,6 +361,20 @@ fn encode(url: &str) -> String {
         .collect()
 }
 
+/// The unguarded leg of an attack: `leg` run under the tag `d`, and once more under `d2` when
+/// `worked` says the first did not work. A starved machine (load 30-40, other work beside the
+/// tests) once left the vault's frame uncommitted for 12 s and once timed out a snapshot; that is
+/// no reason to call the attack useless. The guarded leg gets one try: there a slow machine must
+/// not look like a fix.
+fn unguarded<T>(mut leg: impl FnMut(&str) -> T, worked: impl Fn(&T) -> bool) -> T {
+    let first = leg("d");
+    if worked(&first) {
+        return first;
+    }
+    println!("note: the attack did not work unguarded on its first try; trying once more");
+    leg("d2")
+}
+
 /// `Page.captureSnapshot` (MHTML) of `session`, or the error.
 fn snapshot(c: &CdpClient, session: &str) -> Result<String, CallError> {
     c.send(
@@ -402,7 +416,10 @@ fn a_pages_own_script_points_its_out_of_process_frame_at_the_vault_only_unguarde
         }
         (reached, snap)
     };
-    let (reached, snap) = attack(&w.direct, "d");
+    let (reached, snap) = unguarded(
+        |leg| attack(&w.direct, leg),
+        |(reached, snap)| *reached && snap.contains("vault.sliccy.ai/doc"),
+    );
     assert!(
         reached && snap.contains("vault.sliccy.ai/doc"),
         "the attack must work unguarded: the vault commits in the frame and the page's snapshot holds it (reached {reached})"
@@ -445,7 +462,11 @@ fn a_created_page_that_frames_the_vault_is_captured_only_unguarded() {
             std::thread::sleep(Duration::from_millis(250));
         }
     };
-    let direct = attack(&w.direct, "d").expect("captures unguarded");
+    let direct = unguarded(
+        |leg| attack(&w.direct, leg),
+        |r| r.as_ref().is_ok_and(|t| t.contains("vault.sliccy.ai/doc")),
+    )
+    .expect("captures unguarded");
     assert!(
         direct.contains("vault.sliccy.ai/doc"),
         "the attack must work unguarded: the snapshot holds the vault frame"
