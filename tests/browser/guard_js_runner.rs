@@ -489,29 +489,54 @@ fn same_statuses_through_the_proxy(name: &str, file: &str, origins_file: Option<
             )
         })
         .collect();
-    let mut node = Command::new("node");
-    node.arg(root().join("scripts/test-guard.mjs"))
-        .arg("--vectors")
-        .arg(&file);
-    if let Some(f) = origins_file {
-        node.arg("--origins").arg(root().join(f));
-    }
-    let out = node
-        .args(["--target", "seven", "--certify", "--json", "--proxy"])
-        .arg(env!("CARGO_BIN_EXE_slicc-browsers"))
-        .output()
-        .expect("node runs");
-    let js_rows: std::collections::BTreeMap<String, Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("a JSON row");
-            (
-                v["id"].as_str().unwrap_or("").to_string(),
-                json!([v["control"], v["guarded"], v["live"]]),
-            )
+    // The JavaScript runner's statuses, by id: every row, or the rows `ids` names.
+    let js_run = |ids: &[&String]| -> std::collections::BTreeMap<String, Value> {
+        let mut node = Command::new("node");
+        node.arg(root().join("scripts/test-guard.mjs"))
+            .arg("--vectors")
+            .arg(&file);
+        if let Some(f) = origins_file {
+            node.arg("--origins").arg(root().join(f));
+        }
+        for id in ids {
+            node.arg("--id").arg(id);
+        }
+        let out = node
+            .args(["--target", "seven", "--certify", "--json", "--proxy"])
+            .arg(env!("CARGO_BIN_EXE_slicc-browsers"))
+            .output()
+            .expect("node runs");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with('{'))
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("a JSON row");
+                (
+                    v["id"].as_str().unwrap_or("").to_string(),
+                    json!([v["control"], v["guarded"], v["live"]]),
+                )
+            })
+            .collect()
+    };
+    let mut js_rows = js_run(&[]);
+    // A row where the runners disagree because the JavaScript one's control or liveness missed
+    // its page's events in time (its guarded leg passed) runs once more there, as the crate's
+    // recording runs such rows once more (tests/browser/recorded.rs).
+    let again: Vec<&String> = js_rows
+        .iter()
+        .filter(|(id, js)| {
+            crate_rows.get(*id) != Some(*js)
+                && js[1] == "pass"
+                && (js[0] == "fail" || js[2] == "fail")
         })
+        .map(|(id, _)| id)
         .collect();
+    if !again.is_empty() {
+        println!("once more in the JavaScript runner: {again:?}");
+        let second = js_run(&again);
+        assert_eq!(second.len(), again.len(), "the rows run again: {second:?}");
+        js_rows.extend(second);
+    }
     println!(
         "{}:\ncrate: {crate_rows:?}\njs:    {js_rows:?}",
         file.display()
