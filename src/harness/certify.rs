@@ -133,9 +133,20 @@ pub fn certify_protecting(
         TRANSPORT,
         on_row,
     )?;
+    Ok(CertifyReport {
+        summary: summary(set, options, &rows),
+        rows,
+        elapsed,
+    })
+}
+
+/// The summary of a certification of `set` with `options` whose rows are `rows`, as
+/// [`certify`] sums its own up: for a caller that changes a report's rows (one that runs some
+/// rows again and keeps their second result) and needs the line to say what they now say.
+pub fn summary(set: &Vectors, options: &SelfTestOptions, rows: &[RowResult]) -> Summary {
     let judged: Vec<_> = rows.iter().map(|r| r.row.clone()).collect();
     let variants = (!options.variants.is_empty()).then_some(options.variants.as_slice());
-    let summary = summarize(SummaryInput {
+    summarize(SummaryInput {
         guard: GUARD_NAME,
         sha: env!("CARGO_PKG_VERSION"),
         set,
@@ -143,10 +154,5 @@ pub fn certify_protecting(
         variants,
         transports: &[TRANSPORT.to_string()],
         rows: &judged,
-    });
-    Ok(CertifyReport {
-        rows,
-        summary,
-        elapsed,
     })
 }
