@@ -4,6 +4,7 @@
 #![cfg(feature = "guard")]
 
 use crate::policy_traces;
+use crate::rng::Rng;
 
 use std::collections::{HashMap, HashSet};
 
@@ -504,27 +505,6 @@ fn b_browser_level_reads_and_writes_are_refused_or_filtered() {
 }
 
 // ------------------------------------------------------------------ property tests
-
-/// A small deterministic generator (xorshift64*), so a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
 
 /// Every protected URL, origin, storage key, cookie domain and canary value of the generator
 /// holds the marker `secret` (in any case); nothing ordinary does. So "no frame to the client

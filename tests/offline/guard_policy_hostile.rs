@@ -5,6 +5,7 @@
 #![cfg(feature = "guard")]
 
 use crate::policy_traces;
+use crate::rng::Rng;
 
 use serde_json::{json, Value};
 use slicc_browsers::guard::policy::{Config, Output, Policy, Verdict};
@@ -688,21 +689,6 @@ fn a_clock_at_its_end_is_no_panic() {
 }
 
 // ------------------------------------------------------------------ type confusion
-
-/// A small deterministic generator (xorshift64*), so a failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
-}
 
 /// A value of another kind than CDP promises at that place.
 fn odd(r: &mut Rng) -> Value {

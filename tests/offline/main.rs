@@ -19,6 +19,7 @@ mod policy_traces;
 #[cfg(all(feature = "guard-proxy", unix))]
 #[path = "../proxy_common/mod.rs"]
 mod proxy_common;
+mod rng;
 
 mod api_1x;
 mod catalog;
