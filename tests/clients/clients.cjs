@@ -69,11 +69,19 @@ function serve() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-// A file of the user's to upload (outside the browser's profile, which the proxy protects).
+// A file of the user's to upload (outside the browser's profile, which the proxy protects),
+// in a folder of its own that the run removes when it ends.
+const uploadDirs = [];
 function uploadFile() {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-up-')), 'up.txt');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-up-'));
+  uploadDirs.push(dir);
+  const file = path.join(dir, 'up.txt');
   fs.writeFileSync(file, 'upload body');
   return file;
+}
+
+function removeUploads() {
+  for (const dir of uploadDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 function withTimeout(promise, ms, what) {
@@ -104,6 +112,7 @@ async function main() {
     else throw new Error(`unknown client ${which}`);
   } finally {
     server.close();
+    removeUploads();
   }
   console.log(JSON.stringify({ client: which, step: 'end', ok: true, value: null }));
   // Sockets of a client that failed may hold the loop open.
