@@ -70,18 +70,17 @@ function serve() {
 }
 
 // A file of the user's to upload (outside the browser's profile, which the proxy protects),
-// in a folder of its own that the run removes when it ends.
-const uploadDirs = [];
+// in a folder made on first use that the run removes when it ends.
+let uploadDir;
 function uploadFile() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-up-'));
-  uploadDirs.push(dir);
-  const file = path.join(dir, 'up.txt');
+  uploadDir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'slicc-clients-up-'));
+  const file = path.join(uploadDir, 'up.txt');
   fs.writeFileSync(file, 'upload body');
   return file;
 }
 
 function removeUploads() {
-  for (const dir of uploadDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  if (uploadDir !== undefined) fs.rmSync(uploadDir, { recursive: true, force: true });
 }
 
 function withTimeout(promise, ms, what) {
