@@ -8,7 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const DISABLED = ['HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'HttpsFirstModeV2ForTypicallySecureUsers', 'LocalNetworkAccessChecks', 'LocalNetworkAccessChecksWebSockets'];
+// The omnibox popup's WebUI pages (two browser_ui targets and a renderer that Chromium 156
+// preloads for every browser context, about half of a vector row's CPU): a headless run never
+// shows them (BROWSER_UI_FEATURES in src/harness/chromium.rs).
+const BROWSER_UI = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+const DISABLED = ['HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'HttpsFirstModeV2ForTypicallySecureUsers', 'LocalNetworkAccessChecks', 'LocalNetworkAccessChecksWebSockets', ...BROWSER_UI];
 const launched = new Set();
 process.on('exit', () => {
   for (const b of launched) b.kill();

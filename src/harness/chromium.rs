@@ -29,6 +29,15 @@ pub const DISABLED_FEATURES: [&str; 5] = [
     "LocalNetworkAccessChecksWebSockets",
 ];
 
+/// The browser UI the harness's Chromium runs without: the omnibox popup's WebUI pages
+/// (`chrome://omnibox-popup.top-chrome/` and its AI-mode page), which Chromium 156 preloads for
+/// every browser context as two `browser_ui` targets in a renderer of their own. A headless
+/// browser never shows them, and their start was about half of the CPU a guard-vector row
+/// costs, since every leg runs in a new context (docs/performance.md). A test that wants the
+/// browser as a user has it (a lived-in browser) enables them again: see
+/// [`Chromium::launch_with`].
+pub const BROWSER_UI_FEATURES: [&str; 2] = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
 /// Switches that keep background tabs and timers running at full speed (seven's own).
 pub const BACKGROUND_FLAGS: [&str; 3] = [
     "--disable-background-timer-throttling",
@@ -44,6 +53,34 @@ pub const QUIET_FLAGS: [&str; 5] = [
     "--disable-sync",
     "--disable-default-apps",
 ];
+
+const DISABLE_FEATURES: &str = "--disable-features=";
+const ENABLE_FEATURES: &str = "--enable-features=";
+
+/// The one `--disable-features=` switch of a launch with `flags`: the harness's features
+/// without those `flags` enable, then those `flags` disable.
+fn disable_features(flags: &[&str]) -> String {
+    let listed = |prefix: &str| -> Vec<&str> {
+        flags
+            .iter()
+            .filter_map(|f| f.strip_prefix(prefix))
+            .flat_map(|list| list.split(','))
+            .filter(|f| !f.is_empty())
+            .collect()
+    };
+    let enabled = listed(ENABLE_FEATURES);
+    let mut features: Vec<&str> = DISABLED_FEATURES
+        .into_iter()
+        .chain(BROWSER_UI_FEATURES)
+        .filter(|f| !enabled.contains(f))
+        .collect();
+    for f in listed(DISABLE_FEATURES) {
+        if !features.contains(&f) {
+            features.push(f);
+        }
+    }
+    format!("{DISABLE_FEATURES}{}", features.join(","))
+}
 
 /// Why [`Chromium::launch`] gave no browser.
 #[derive(Debug)]
@@ -152,7 +189,12 @@ impl Chromium {
     }
 
     /// [`Chromium::launch`] with `flags` added to the browser's command line (after the
-    /// harness's own, so that a flag given twice takes this value).
+    /// harness's own, so that a flag given twice takes this value). Features are the
+    /// exception, since Chromium reads only the last `--disable-features=`: the features of a
+    /// `--disable-features=` in `flags` join the harness's ([`DISABLED_FEATURES`],
+    /// [`BROWSER_UI_FEATURES`]) in its one switch, and a feature a `--enable-features=` in
+    /// `flags` names is taken off that list (Chromium keeps a feature both lists name
+    /// disabled).
     pub fn launch_with(
         program: &str,
         hosts: &[&str],
@@ -220,12 +262,14 @@ impl Chromium {
         .collect();
         argv.push(format!("--user-data-dir={}", dir.display()));
         argv.extend(BACKGROUND_FLAGS.iter().map(|s| s.to_string()));
-        argv.push(format!(
-            "--disable-features={}",
-            DISABLED_FEATURES.join(",")
-        ));
+        argv.push(disable_features(flags));
         argv.extend(extra);
-        argv.extend(flags.iter().map(|f| f.to_string()));
+        argv.extend(
+            flags
+                .iter()
+                .filter(|f| !f.starts_with(DISABLE_FEATURES))
+                .map(|f| f.to_string()),
+        );
         // A home of its own inside the profile: Chromium's default download folder, its
         // `~/.config` and `~/.cache` (and an NSS database) are the user's otherwise, and a
         // download that lands after a client let go of the browser (Chromium then goes back
@@ -404,5 +448,44 @@ pub fn kill_launched() -> usize {
 impl Drop for Chromium {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn features(switch: &str) -> Vec<&str> {
+        switch
+            .strip_prefix(DISABLE_FEATURES)
+            .expect("the switch")
+            .split(',')
+            .collect()
+    }
+
+    #[test]
+    fn the_harness_disables_its_features_and_the_browser_ui() {
+        let all: Vec<&str> = DISABLED_FEATURES
+            .into_iter()
+            .chain(BROWSER_UI_FEATURES)
+            .collect();
+        assert_eq!(features(&disable_features(&[])), all);
+        assert_eq!(
+            features(&disable_features(&["--remote-allow-origins=*"])),
+            all
+        );
+    }
+
+    #[test]
+    fn flags_enable_the_browser_ui_again_and_add_features_to_the_one_switch() {
+        let ui = format!("{ENABLE_FEATURES}{}", BROWSER_UI_FEATURES.join(","));
+        let got = disable_features(&[&ui, "--disable-features=Translate,HttpsUpgrades,"]);
+        let mut want: Vec<&str> = DISABLED_FEATURES.to_vec();
+        want.push("Translate");
+        assert_eq!(features(&got), want);
+        // One of the two alone: only that one is taken off.
+        let one = disable_features(&["--enable-features=WebUIOmniboxAimPopup,Other"]);
+        assert!(features(&one).contains(&"WebUIOmniboxPopup"));
+        assert!(!features(&one).contains(&"WebUIOmniboxAimPopup"));
     }
 }

@@ -50,8 +50,8 @@ use std::time::{Duration, Instant};
 
 use super::cdp::{leg_clients, CdpClient, CdpOptions};
 pub use super::chromium::{
-    kill_launched, Chromium, ChromiumError, BACKGROUND_FLAGS, CHROMIUM, DISABLED_FEATURES,
-    QUIET_FLAGS,
+    kill_launched, Chromium, ChromiumError, BACKGROUND_FLAGS, BROWSER_UI_FEATURES, CHROMIUM,
+    DISABLED_FEATURES, QUIET_FLAGS,
 };
 use super::fixture::{Fixture, FixtureOptions};
 use super::runner::drive::{

@@ -189,8 +189,14 @@ fn real_clients_work_through_the_proxy_as_straight() {
         return;
     };
     let fixture = Fixture::start(FixtureOptions::default()).expect("the fixture serves");
-    let browser = Chromium::launch(CHROMIUM, &["*.sliccy.ai", "sliccy.ai"], fixture.port())
-        .expect("chromium serves CDP");
+    let ui = proxy_common::with_browser_ui();
+    let browser = Chromium::launch_with(
+        CHROMIUM,
+        &["*.sliccy.ai", "sliccy.ai"],
+        fixture.port(),
+        &[&ui],
+    )
+    .expect("chromium serves CDP");
     let direct = browser.http_url();
     // With the browser's profile protected, as slicc-cli runs it: uploads and downloads of
     // the user's own files still work.
@@ -302,7 +308,9 @@ fn real_clients_work_in_a_lived_in_browser() {
         return;
     };
     let app = app::App::start();
-    let browser = Chromium::launch(CHROMIUM, &LIVED_IN_HOSTS, app.port()).expect("chromium");
+    let ui = proxy_common::with_browser_ui();
+    let browser =
+        Chromium::launch_with(CHROMIUM, &LIVED_IN_HOSTS, app.port(), &[&ui]).expect("chromium");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/lived-in.cjs");
     let setup = Command::new("node")
         .arg(&script)

@@ -374,7 +374,8 @@ fn run_once(modules: &Path, app: &app::App, server: &'static str, guarded: bool)
         if guarded { "guarded" } else { "straight" }
     );
     let lived = format!("{BANK_TAB}-{tag}");
-    let browser = Chromium::launch_with(CHROMIUM, &HOSTS, app.port(), &[lived.as_str()])
+    let ui = crate::proxy_common::with_browser_ui();
+    let browser = Chromium::launch_with(CHROMIUM, &HOSTS, app.port(), &[lived.as_str(), &ui])
         .expect("chromium serves CDP");
     let loaded = format!("t=lived-{tag}");
     assert!(

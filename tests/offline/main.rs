@@ -33,6 +33,7 @@ mod extra_origins;
 mod guard;
 mod guard_fixture;
 mod guard_judge;
+mod guard_kit_launch;
 mod guard_policy;
 mod guard_policy_hostile;
 mod guard_proxy_hostile;

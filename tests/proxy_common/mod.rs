@@ -35,6 +35,16 @@ pub fn proxy_endpoint(stdout: std::process::ChildStdout) -> String {
 /// Debian's Chromium, which the tests that need a browser launch.
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// The switch that gives a test's Chromium the browser UI a user's has (the omnibox popup's
+/// WebUI pages, `browser_ui` targets in every context), which the harness's launch leaves out
+/// (`BROWSER_UI_FEATURES`): for the tests where real clients meet the browser as it is.
+pub fn with_browser_ui() -> String {
+    format!(
+        "--enable-features={}",
+        slicc_browsers::harness::selftest::BROWSER_UI_FEATURES.join(",")
+    )
+}
+
 /// The start of the policy's refusal of a target on seven's origin.
 pub const REFUSAL: &str = "slicc: refused: target is on seven's origin";
 
