@@ -32,7 +32,7 @@ import sys
 # The layer of every top-level module; a module missing here is an error, so a new module must be
 # placed deliberately.
 LAYERS = [
-    ["files", "json", "ports", "error", "http", "percent", "sys"],  # the shipped files, shared helpers
+    ["files", "json", "ports", "error", "http", "percent", "sys", "chromium_features"],  # the shipped files, shared helpers
     ["catalog", "ws"],  # the catalog: browsers, locations, homes, origins; WebSocket plumbing
     ["protected", "corpus", "vectors"],  # concepts built on the catalog: the files typed
     ["guard"],  # the guard: policy (on the matcher) and the proxy around it

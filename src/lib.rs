@@ -59,6 +59,9 @@ pub mod ports;
     feature = "guard-proxy"
 ))]
 mod sys;
+// Chromium's feature lists, merged: seven's launch and the harness's Chromium.
+#[cfg(any(feature = "launch", feature = "guard-runner"))]
+mod chromium_features;
 // The one percent-decoder: paths and hosts (the matcher), query strings (the guard harness).
 #[cfg(any(feature = "protected", feature = "guard-runner"))]
 mod percent;

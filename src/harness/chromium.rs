@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::runner::drive;
+use crate::chromium_features::merge;
 use crate::sys::running_as_root;
 
 /// Debian's Chromium.
@@ -60,25 +61,15 @@ const ENABLE_FEATURES: &str = "--enable-features=";
 /// The one `--disable-features=` switch of a launch with `flags`: the harness's features
 /// without those `flags` enable, then those `flags` disable.
 fn disable_features(flags: &[&str]) -> String {
-    let listed = |prefix: &str| -> Vec<&str> {
-        flags
-            .iter()
-            .filter_map(|f| f.strip_prefix(prefix))
-            .flat_map(|list| list.split(','))
-            .filter(|f| !f.is_empty())
-            .collect()
-    };
-    let enabled = listed(ENABLE_FEATURES);
-    let mut features: Vec<&str> = DISABLED_FEATURES
-        .into_iter()
-        .chain(BROWSER_UI_FEATURES)
-        .filter(|f| !enabled.contains(f))
-        .collect();
-    for f in listed(DISABLE_FEATURES) {
-        if !features.contains(&f) {
-            features.push(f);
-        }
-    }
+    let listed = |prefix: &'static str| flags.iter().filter_map(move |f| f.strip_prefix(prefix));
+    let enabled = merge(listed(ENABLE_FEATURES));
+    let features = merge(
+        DISABLED_FEATURES
+            .into_iter()
+            .chain(BROWSER_UI_FEATURES)
+            .filter(|f| !enabled.iter().any(|e| e == f))
+            .chain(listed(DISABLE_FEATURES)),
+    );
     format!("{DISABLE_FEATURES}{}", features.join(","))
 }
 

@@ -132,15 +132,7 @@ pub fn merge_features<'a, I>(lists: I) -> Vec<String>
 where
     I: IntoIterator<Item = &'a str>,
 {
-    let mut out: Vec<String> = Vec::new();
-    for list in lists {
-        for feature in list.split(',').map(str::trim) {
-            if !feature.is_empty() && !out.iter().any(|f| f == feature) {
-                out.push(feature.to_string());
-            }
-        }
-    }
-    out
+    crate::chromium_features::merge(lists)
 }
 
 /// The switch a command-line argument sets: `--name` of `--name=value`.
